@@ -38,6 +38,9 @@ pub struct Board {
 }
 
 impl Board {
+    /// No seeds anywhere.
+    pub const EMPTY: Board = Board { cells: [0; CELLS] };
+
     /// A board from `2m` counts, mover's pits first.
     pub fn from_cells(pits: usize, cells: &[u8]) -> Board {
         debug_assert_eq!(cells.len(), 2 * pits);

@@ -39,6 +39,15 @@ pub struct Step {
 }
 
 impl Step {
+    /// A placeholder, for arrays of steps.
+    pub const NONE: Step = Step {
+        board: Board::EMPTY,
+        own_gain: 0,
+        opp_gain: 0,
+        captured: 0,
+        next: Next::Over,
+    };
+
     /// The mover's net gain from this move alone.
     #[inline]
     pub fn gain(&self) -> i32 {

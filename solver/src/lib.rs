@@ -6,14 +6,21 @@
 //! [`position`] (stores and side to move, the position string) and [`notation`] (moves and
 //! game records).
 
+pub mod analysis;
 pub mod board;
 pub mod game;
+pub mod mtdf;
 pub mod notation;
+pub mod pie;
 pub mod position;
+pub mod probe;
 pub mod rules;
 pub mod sow;
+pub mod tt;
 
 pub use board::Board;
+pub use mtdf::{SolveError, Solver};
+pub use probe::{MemoryDb, Probe};
 pub use game::{Game, Next, Step};
 pub use notation::{MoveText, Played, RecordError};
 pub use position::{Position, PositionError, Side};

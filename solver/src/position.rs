@@ -22,6 +22,11 @@ use crate::rules::{Rules, MAX_PITS};
 /// gain fits a byte).
 pub const MAX_BOARD_SEEDS: u32 = 255;
 
+/// The most seeds the stores and the board may hold together: stores never overflow
+/// (play only moves seeds from the board into them) and [`Position::store_margin`] fits
+/// an `i32`.
+pub const MAX_STORE: u32 = i32::MAX as u32;
+
 /// A player. South owns row A and moves first; North owns row B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Side {
@@ -87,6 +92,8 @@ pub enum PositionError {
     Side(String),
     #[error("position: {0} seeds on the board, more than the {max} the encoding holds", max = MAX_BOARD_SEEDS)]
     TooManySeeds(u64),
+    #[error("position: {0} seeds in the stores and on the board, more than the {max} a store can count", max = MAX_STORE)]
+    TooManyInStores(u64),
     #[error("position has {found} pits a side but the rules say {expected}")]
     WrongSize { found: usize, expected: usize },
 }
@@ -262,6 +269,10 @@ impl FromStr for Position {
         if total > MAX_BOARD_SEEDS as u64 {
             return Err(PositionError::TooManySeeds(total));
         }
+        let all = total + sa as u64 + sb as u64;
+        if all > MAX_STORE as u64 {
+            return Err(PositionError::TooManyInStores(all));
+        }
         let pits = a.len();
         let mut rows = [0u8; 2 * MAX_PITS];
         for (i, &c) in a.iter().chain(&b).enumerate() {
@@ -325,6 +336,9 @@ mod tests {
         assert!(e("1,1,1,1,1,1,1/0/1,1,1,1,1,1,1/0/A").contains("1 to 6"));
         assert!(e("200,100/0/0,0/0/A").contains("300 seeds"));
         assert!(e("4,,4/0/4,4,4/0/A").contains("row A"));
+        // Stores that would overflow when a move adds to them.
+        assert!(e("4/2147483647/4/0/A").contains("stores"));
+        assert!("4/2147483639/4/0/A".parse::<Position>().is_ok());
     }
 
     #[test]

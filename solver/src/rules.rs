@@ -144,6 +144,40 @@ impl Rules {
         b.build()
     }
 
+    /// The key that identifies these rules in an endgame database. The pie rule and the
+    /// seeds a pit do not change the value of a board, so they are not part of it.
+    pub fn db_key(&self) -> db_format::RulesKey {
+        db_format::RulesKey {
+            pits: self.pits as u8,
+            capture: match self.capture {
+                Capture::Standard => 0,
+                Capture::Empty => 1,
+                Capture::None => 2,
+            },
+            sowing: match self.sowing {
+                Sowing::Single => 0,
+                Sowing::Relay => 1,
+            },
+            direction: match self.direction {
+                Direction::Ccw => 0,
+                Direction::Cw => 1,
+            },
+            opp_store: match self.opp_store {
+                OppStore::Skip => 0,
+                OppStore::Sow => 1,
+            },
+            end: match self.end {
+                EndRule::Either => 0,
+                EndRule::Mover => 1,
+            },
+            remaining: match self.remaining {
+                Remaining::Owner => 0,
+                Remaining::Emptier => 1,
+                Remaining::Discard => 2,
+            },
+        }
+    }
+
     /// A one-line summary that names every switch, e.g. for table headings.
     pub fn describe(&self) -> String {
         format!("{self}")

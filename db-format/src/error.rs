@@ -1,0 +1,174 @@
+//! The one error type of the crate.
+//!
+//! Why typed errors: a reader must tell "this file is for other rules" (a
+//! configuration mistake) from "this file is damaged" (re-solve or re-copy it)
+//! without parsing messages. Every variant that concerns a file names its path,
+//! and nothing in this crate panics on the contents of a file: every defect of a
+//! file becomes one of these variants.
+
+use std::path::PathBuf;
+
+use crate::rules::RulesKey;
+
+/// Everything that can go wrong reading, writing or validating a database.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DbError {
+    /// An operating-system call on `path` failed.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file or directory the call was about.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+
+    /// The first 8 bytes are not `KALAHDB\0`: not a database at all.
+    #[error("{}: not a Kalah database (bad magic bytes)", .path.display())]
+    BadMagic {
+        /// The file.
+        path: PathBuf,
+    },
+
+    /// A database, but of a format version this reader does not understand.
+    #[error(
+        "{}: unsupported format version {found} (this reader supports version {expected})",
+        .path.display()
+    )]
+    UnsupportedVersion {
+        /// The file.
+        path: PathBuf,
+        /// Version stored in the header.
+        found: u32,
+        /// Version this crate reads and writes.
+        expected: u32,
+    },
+
+    /// A valid database, but solved under other rules than the caller asked for.
+    #[error(
+        "{}: database is for rules [{found}] but rules [{expected}] were expected",
+        .path.display()
+    )]
+    RulesMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Rules stored in the header.
+        found: RulesKey,
+        /// Rules the caller asked for.
+        expected: RulesKey,
+    },
+
+    /// A valid database, but for another number of seeds on the board.
+    #[error(
+        "{}: database holds positions with {found} seeds on the board but {expected} were expected",
+        .path.display()
+    )]
+    SeedsMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Seeds stored in the header.
+        found: u32,
+        /// Seeds the caller asked for.
+        expected: u32,
+    },
+
+    /// The file is shorter (truncated) or longer than its header says.
+    #[error(
+        "{}: file is {actual_len} bytes but its header requires exactly {expected_len} bytes{}",
+        .path.display(),
+        if .actual_len < .expected_len { " (truncated)" } else { "" }
+    )]
+    LengthMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Length in bytes implied by the header (64 when the header itself is cut).
+        expected_len: u64,
+        /// Length in bytes found on disk.
+        actual_len: u64,
+    },
+
+    /// The payload does not hash to the checksum stored in the header.
+    #[error(
+        "{}: payload checksum mismatch (stored {stored:#018x}, computed {computed:#018x})",
+        .path.display()
+    )]
+    ChecksumMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Checksum stored in the header.
+        stored: u64,
+        /// Checksum of the payload as found.
+        computed: u64,
+    },
+
+    /// The header or payload is internally inconsistent.
+    #[error("{}: corrupted database: {what}", .path.display())]
+    Corrupted {
+        /// The file.
+        path: PathBuf,
+        /// Which check failed.
+        what: String,
+    },
+
+    /// A value outside `-seeds..=seeds`, which no position can have.
+    #[error("value {value} outside -{seeds}..={seeds}{}", at_rank(*.rank))]
+    ValueOutOfRange {
+        /// The offending value.
+        value: i8,
+        /// Seeds on the board of the level.
+        seeds: u32,
+        /// Rank of the entry, when known.
+        rank: Option<u64>,
+    },
+
+    /// A rules key with a pit count or rule code outside the defined range.
+    #[error("invalid rules: {what}")]
+    InvalidRules {
+        /// Which field is out of range.
+        what: String,
+    },
+
+    /// More seeds than values in `-seeds..=seeds` can represent in an `i8`.
+    #[error("{seeds} seeds on the board is more than the supported maximum {max}")]
+    TooManySeeds {
+        /// Requested seeds.
+        seeds: u32,
+        /// Largest supported.
+        max: u32,
+    },
+
+    /// A board with more cells than the ranking supports.
+    #[error("{cells} cells is outside the supported range 1..={max}")]
+    BadCellCount {
+        /// Requested cells (2 × pits).
+        cells: usize,
+        /// Largest supported.
+        max: usize,
+    },
+
+    /// The number of positions of a level does not fit in a `u64`.
+    #[error("level with {cells} cells and {seeds} seeds has more than 2^64 positions")]
+    SizeOverflow {
+        /// Cells (2 × pits).
+        cells: usize,
+        /// Seeds on the board.
+        seeds: u32,
+    },
+
+    /// A writer was handed a value slice of the wrong length for its level.
+    #[error("level needs exactly {expected} values but {actual} were given")]
+    EntryCountMismatch {
+        /// `level_size(2 * pits, seeds)`.
+        expected: u64,
+        /// Length of the slice given.
+        actual: u64,
+    },
+}
+
+/// Formats the optional rank of [`DbError::ValueOutOfRange`].
+fn at_rank(rank: Option<u64>) -> String {
+    match rank {
+        Some(r) => format!(" at rank {r}"),
+        None => String::new(),
+    }
+}

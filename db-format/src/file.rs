@@ -1,0 +1,627 @@
+//! Level files on disk: naming, atomic writing, validated memory-mapped reading.
+//!
+//! Why memory mapping: levels reach gigabytes, the solver reads a few entries
+//! of many of them at random, and the page cache then shares them between
+//! processes. Why validate before mapping: touching a mapped page beyond the
+//! end of a truncated file kills the process with SIGBUS, so the header and
+//! the file length are checked with ordinary reads first. Why write to `.tmp`
+//! and rename: a level file that exists under its final name is complete and
+//! is never modified again, which is what makes mapping it sound.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use crate::checksum::{checksum, checksum_values};
+use crate::error::DbError;
+use crate::header::{Header, HEADER_LEN};
+use crate::rules::RulesKey;
+use crate::value::{self, MAX_SEEDS};
+
+/// File name of a level: `<rules slug>-k<seeds, 3 digits>.kdb`, e.g.
+/// `m6-standard-single-ccw-skip-either-owner-k024.kdb`.
+pub fn file_name(rules: &RulesKey, seeds: u32) -> String {
+    format!("{}-k{seeds:03}.kdb", rules.slug())
+}
+
+/// Writes the level (`rules`, `seeds`) with entries `values` (entry `i` is the
+/// value of the position of rank `i`) into `dir` under [`file_name`], and
+/// returns its path. See [`write_level_to`] for the checks and atomicity.
+pub fn write_level(
+    dir: &Path,
+    rules: &RulesKey,
+    seeds: u32,
+    values: &[i8],
+) -> Result<PathBuf, DbError> {
+    let path = dir.join(file_name(rules, seeds));
+    write_level_to(&path, rules, seeds, values)?;
+    Ok(path)
+}
+
+/// Writes the level (`rules`, `seeds`) to exactly `path` (any name).
+///
+/// Checks that the rules are valid, `seeds <= 127`, `values.len()` is the
+/// level size ([`DbError::EntryCountMismatch`]) and every value is in
+/// `-seeds..=seeds` ([`DbError::ValueOutOfRange`] with its rank). Writes
+/// `<path>.tmp`, flushes and fsyncs it, renames it to `path` and (on Unix)
+/// fsyncs the directory, so `path` either does not exist or is complete.
+pub fn write_level_to(
+    path: &Path,
+    rules: &RulesKey,
+    seeds: u32,
+    values: &[i8],
+) -> Result<(), DbError> {
+    rules.validate()?;
+    if seeds > MAX_SEEDS {
+        return Err(DbError::TooManySeeds {
+            seeds,
+            max: MAX_SEEDS,
+        });
+    }
+    let header = Header::new(*rules, seeds, 0)?;
+    if header.entry_count != values.len() as u64 {
+        return Err(DbError::EntryCountMismatch {
+            expected: header.entry_count,
+            actual: values.len() as u64,
+        });
+    }
+    if let Some((rank, &v)) = values
+        .iter()
+        .enumerate()
+        .find(|(_, &v)| !value::in_range(v, seeds))
+    {
+        return Err(DbError::ValueOutOfRange {
+            value: v,
+            seeds,
+            rank: Some(rank as u64),
+        });
+    }
+    let header = Header {
+        checksum: checksum_values(values),
+        ..header
+    };
+
+    let tmp = tmp_path(path);
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| DbError::Io { path: p, source }
+    };
+    let file = File::create(&tmp).map_err(io(&tmp))?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    w.write_all(&header.encode()).map_err(io(&tmp))?;
+    let mut buf = Vec::with_capacity(WRITE_CHUNK.min(values.len()));
+    for chunk in values.chunks(WRITE_CHUNK) {
+        buf.clear();
+        buf.extend(chunk.iter().map(|&v| value::encode(v)));
+        w.write_all(&buf).map_err(io(&tmp))?;
+    }
+    let file = w.into_inner().map_err(|e| DbError::Io {
+        path: tmp.clone(),
+        source: e.into_error(),
+    })?;
+    file.sync_all().map_err(io(&tmp))?;
+    drop(file);
+    fs::rename(&tmp, path).map_err(io(path))?;
+    sync_parent_dir(path)?;
+    Ok(())
+}
+
+/// Entries converted and written per step by [`write_level_to`].
+const WRITE_CHUNK: usize = 1 << 20;
+
+/// `path` with `.tmp` appended to its file name.
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Makes a rename durable: fsync the directory holding `path` (Unix only; other
+/// systems cannot open a directory as a file).
+fn sync_parent_dir(path: &Path) -> Result<(), DbError> {
+    #[cfg(unix)]
+    {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|source| DbError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+/// One level file, validated and memory-mapped read-only.
+///
+/// Invariant: the header decoded, and the mapping is exactly
+/// `64 + entry_count` bytes long, so every rank in `0..len()` has an entry.
+/// The payload checksum is *not* checked on open (that reads the whole file);
+/// call [`verify`](LevelFile::verify) for that.
+#[derive(Debug)]
+pub struct LevelFile {
+    /// Where the file is (for error messages).
+    path: PathBuf,
+    /// Its decoded header.
+    header: Header,
+    /// The whole file, header included.
+    map: Mmap,
+}
+
+impl LevelFile {
+    /// Opens the level file `path`, which must hold the level (`expected_rules`,
+    /// `expected_seeds`).
+    ///
+    /// Checks, before mapping anything: magic, version, header fields, rules
+    /// ([`DbError::RulesMismatch`], naming both rule sets), seeds
+    /// ([`DbError::SeedsMismatch`]), entry count, and file length
+    /// ([`DbError::LengthMismatch`]).
+    pub fn open(
+        path: &Path,
+        expected_rules: &RulesKey,
+        expected_seeds: u32,
+    ) -> Result<LevelFile, DbError> {
+        LevelFile::open_checked(path, Some((expected_rules, expected_seeds)))
+    }
+
+    /// Opens any valid level file, whatever its rules and seeds (for tools that
+    /// inspect files). Checks magic, version, header fields and length.
+    pub fn open_any(path: &Path) -> Result<LevelFile, DbError> {
+        LevelFile::open_checked(path, None)
+    }
+
+    /// [`open`](LevelFile::open) with optional expectations.
+    fn open_checked(path: &Path, expected: Option<(&RulesKey, u32)>) -> Result<LevelFile, DbError> {
+        let io = |source| DbError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(io)?;
+        let mut head = Vec::with_capacity(HEADER_LEN);
+        (&file)
+            .take(HEADER_LEN as u64)
+            .read_to_end(&mut head)
+            .map_err(io)?;
+        let header = Header::decode_from(&head, path)?;
+        if let Some((rules, seeds)) = expected {
+            if header.rules != *rules {
+                return Err(DbError::RulesMismatch {
+                    path: path.to_path_buf(),
+                    found: header.rules,
+                    expected: *rules,
+                });
+            }
+            if u32::from(header.seeds) != seeds {
+                return Err(DbError::SeedsMismatch {
+                    path: path.to_path_buf(),
+                    found: u32::from(header.seeds),
+                    expected: seeds,
+                });
+            }
+        }
+        let expected_len = header.file_len().ok_or_else(|| DbError::Corrupted {
+            path: path.to_path_buf(),
+            what: "file length implied by the header overflows".to_string(),
+        })?;
+        let actual_len = file.metadata().map_err(io)?.len();
+        let length_mismatch = |actual_len| DbError::LengthMismatch {
+            path: path.to_path_buf(),
+            expected_len,
+            actual_len,
+        };
+        if actual_len != expected_len {
+            return Err(length_mismatch(actual_len));
+        }
+        if usize::try_from(expected_len).is_err() {
+            return Err(DbError::Corrupted {
+                path: path.to_path_buf(),
+                what: format!("{expected_len} bytes do not fit in this machine's address space"),
+            });
+        }
+        let map = map_read_only(&file).map_err(io)?;
+        // The file may have changed between the length check and the mapping.
+        if map.len() as u64 != expected_len {
+            return Err(length_mismatch(map.len() as u64));
+        }
+        Ok(LevelFile {
+            path: path.to_path_buf(),
+            header,
+            map,
+        })
+    }
+
+    /// The path the file was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The decoded header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Rules of the level.
+    pub fn rules(&self) -> RulesKey {
+        self.header.rules
+    }
+
+    /// Seeds on the board of the level.
+    pub fn seeds(&self) -> u32 {
+        u32::from(self.header.seeds)
+    }
+
+    /// Number of entries (positions of the level).
+    pub fn len(&self) -> u64 {
+        self.header.entry_count
+    }
+
+    /// Never true: every level has at least one position. Present for symmetry with `len`.
+    pub fn is_empty(&self) -> bool {
+        self.header.entry_count == 0
+    }
+
+    /// The stored payload bytes (entry `i` is byte `i`).
+    pub fn payload(&self) -> &[u8] {
+        &self.map[HEADER_LEN..]
+    }
+
+    /// Value of the position of rank `rank`: one byte read from the mapping.
+    ///
+    /// Bounds-checked by slice indexing, so it never reads outside the file.
+    /// Not range-checked against `-seeds..=seeds` (that is [`verify`](LevelFile::verify)'s job).
+    ///
+    /// # Panics
+    /// If `rank >= len()` (a caller bug: ranks come from a [`crate::Ranker`] of
+    /// the same level).
+    #[inline]
+    pub fn get(&self, rank: u64) -> i8 {
+        let i = usize::try_from(rank).unwrap_or(usize::MAX);
+        self.payload()[i] as i8
+    }
+
+    /// Value of the position of rank `rank`, or `None` if `rank >= len()`.
+    #[inline]
+    pub fn try_get(&self, rank: u64) -> Option<i8> {
+        let i = usize::try_from(rank).ok()?;
+        self.payload().get(i).map(|&b| b as i8)
+    }
+
+    /// All values, entry `i` being the value of the position of rank `i`.
+    pub fn values(&self) -> &[i8] {
+        bytes_as_i8(self.payload())
+    }
+
+    /// Reads the whole payload: checks its XXH3-64 against the header
+    /// ([`DbError::ChecksumMismatch`]), then that every value is in
+    /// `-seeds..=seeds` ([`DbError::Corrupted`] naming the first bad rank).
+    pub fn verify(&self) -> Result<(), DbError> {
+        let computed = checksum(self.payload());
+        if computed != self.header.checksum {
+            return Err(DbError::ChecksumMismatch {
+                path: self.path.clone(),
+                stored: self.header.checksum,
+                computed,
+            });
+        }
+        let seeds = self.seeds();
+        if let Some((rank, e)) = self
+            .payload()
+            .iter()
+            .enumerate()
+            .find_map(|(i, &b)| value::decode(b, seeds).err().map(|e| (i, e)))
+        {
+            return Err(DbError::Corrupted {
+                path: self.path.clone(),
+                what: format!("entry {rank}: {e}"),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Maps `file` read-only.
+///
+/// # Safety
+/// Safe to call; the obligation is on how the mapping is used. A mapping is
+/// only sound while nobody truncates or rewrites the file. That holds for level
+/// files because [`write_level_to`] publishes a file by renaming a complete
+/// temporary file over its name, so a file under its final name is never
+/// modified in place (a replacement is a new inode and leaves existing
+/// mappings intact). Truncating a level file by hand while it is mapped is not
+/// supported and may raise SIGBUS. Callers check the length before mapping so
+/// that an already truncated file is an error, not a signal.
+fn map_read_only(file: &File) -> std::io::Result<Mmap> {
+    // SAFETY: level files are immutable once under their final name (see the
+    // function's `# Safety` section); the mapping is read-only and its length
+    // was checked against the header by the caller.
+    unsafe { Mmap::map(file) }
+}
+
+/// Views bytes as two's complement `i8`s (the entry encoding).
+fn bytes_as_i8(bytes: &[u8]) -> &[i8] {
+    // SAFETY: `u8` and `i8` have the same size, alignment and validity (every
+    // bit pattern is valid for both), so the same memory is a valid `[i8]` of
+    // the same length for the same lifetime.
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i8>(), bytes.len()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::Ranker;
+    use std::fs::OpenOptions;
+
+    /// A level whose value is a deterministic function of the position.
+    fn level(rules: &RulesKey, seeds: u32) -> Vec<i8> {
+        let r = Ranker::new(rules.cells(), seeds).unwrap();
+        let mut pos = vec![0u8; rules.cells()];
+        (0..r.count())
+            .map(|i| {
+                r.unrank(i, &mut pos);
+                let mover: i32 = pos[..rules.cells() / 2].iter().map(|&c| i32::from(c)).sum();
+                (2 * mover - seeds as i32) as i8
+            })
+            .collect()
+    }
+
+    fn written(seeds: u32) -> (tempfile::TempDir, RulesKey, PathBuf, Vec<i8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RulesKey::standard(3);
+        let values = level(&rules, seeds);
+        let path = write_level(dir.path(), &rules, seeds, &values).unwrap();
+        (dir, rules, path, values)
+    }
+
+    /// The example file of FORMAT.md, byte for byte: Kalah(1, ·) standard
+    /// rules, 2 seeds on the board, positions [0,2], [1,1], [2,0] worth -2, 0, +2.
+    #[test]
+    fn golden_file_of_format_md() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RulesKey::standard(1);
+        let path = write_level(dir.path(), &rules, 2, &[-2, 0, 2]).unwrap();
+        assert_eq!(
+            path.file_name().unwrap(),
+            "m1-standard-single-ccw-skip-either-owner-k002.kdb"
+        );
+        let data = fs::read(&path).unwrap();
+        let hex: Vec<String> = data
+            .chunks(16)
+            .map(|c| {
+                c.iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let sum = crate::checksum::checksum(&[0xfe, 0x00, 0x02]);
+        assert_eq!(data.len(), 67);
+        assert_eq!(&data[64..], &[0xfe, 0x00, 0x02]);
+        assert_eq!(&data[32..40], &sum.to_le_bytes());
+        assert_eq!(sum, 0x75e6_3233_f7e3_487b);
+        assert_eq!(
+            hex,
+            [
+                "4b 41 4c 41 48 44 42 00 01 00 00 00 01 00 00 00",
+                "00 00 00 02 01 00 00 00 03 00 00 00 00 00 00 00",
+                "7b 48 e3 f7 33 32 e6 75 00 00 00 00 00 00 00 00",
+                "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+                "fe 00 02",
+            ]
+        );
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            file_name(&RulesKey::standard(6), 24),
+            "m6-standard-single-ccw-skip-either-owner-k024.kdb"
+        );
+        assert_eq!(tmp_path(Path::new("/a/b.kdb")), Path::new("/a/b.kdb.tmp"));
+    }
+
+    #[test]
+    fn write_then_open_round_trip() {
+        let (dir, rules, path, values) = written(7);
+        assert_eq!(path, dir.path().join(file_name(&rules, 7)));
+        assert!(!tmp_path(&path).exists());
+        let f = LevelFile::open(&path, &rules, 7).unwrap();
+        assert_eq!(f.len(), crate::index::level_size(6, 7));
+        assert!(!f.is_empty());
+        assert_eq!(f.values(), &values[..]);
+        assert_eq!(f.rules(), rules);
+        assert_eq!(f.seeds(), 7);
+        assert_eq!(f.path(), path);
+        let r = Ranker::new(6, 7).unwrap();
+        let pos = [1, 2, 0, 3, 0, 1];
+        assert_eq!(f.get(r.rank(&pos)), 2 * 3 - 7);
+        assert_eq!(f.try_get(f.len()), None);
+        assert_eq!(f.try_get(0), Some(values[0]));
+        f.verify().unwrap();
+        assert_eq!(f.header().checksum, crate::checksum::checksum(f.payload()));
+        let len = fs::metadata(&path).unwrap().len();
+        assert_eq!(len, 64 + f.len());
+        // open_any sees the same file.
+        let g = LevelFile::open_any(&path).unwrap();
+        assert_eq!(g.header(), f.header());
+    }
+
+    #[test]
+    fn level_zero_has_one_entry() {
+        let (_dir, rules, path, values) = written(0);
+        assert_eq!(values, vec![0]);
+        let f = LevelFile::open(&path, &rules, 0).unwrap();
+        assert_eq!(f.len(), 1);
+        f.verify().unwrap();
+    }
+
+    #[test]
+    fn write_rejects_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = RulesKey::standard(3);
+        let mut values = level(&rules, 4);
+        values.pop();
+        assert!(matches!(
+            write_level(dir.path(), &rules, 4, &values),
+            Err(DbError::EntryCountMismatch { .. })
+        ));
+        let mut values = level(&rules, 4);
+        values[5] = -5;
+        match write_level(dir.path(), &rules, 4, &values) {
+            Err(DbError::ValueOutOfRange {
+                value: -5,
+                seeds: 4,
+                rank: Some(5),
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            write_level(dir.path(), &RulesKey::standard(9), 1, &[0]),
+            Err(DbError::InvalidRules { .. })
+        ));
+        assert!(matches!(
+            write_level(dir.path(), &rules, 200, &[0]),
+            Err(DbError::TooManySeeds { .. })
+        ));
+        assert!(matches!(
+            write_level(&dir.path().join("missing"), &rules, 0, &[0]),
+            Err(DbError::Io { .. })
+        ));
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    fn patch(path: &Path, at: usize, bytes: &[u8]) {
+        let mut data = fs::read(path).unwrap();
+        data[at..at + bytes.len()].copy_from_slice(bytes);
+        fs::write(path, data).unwrap();
+    }
+
+    #[test]
+    fn flipped_payload_byte_fails_verify() {
+        let (_dir, rules, path, _) = written(5);
+        let data = fs::read(&path).unwrap();
+        patch(&path, 64 + 17, &[data[64 + 17] ^ 0x01]);
+        let f = LevelFile::open(&path, &rules, 5).unwrap();
+        assert!(matches!(f.verify(), Err(DbError::ChecksumMismatch { .. })));
+    }
+
+    #[test]
+    fn out_of_range_value_with_matching_checksum_fails_verify() {
+        let (_dir, rules, path, _) = written(5);
+        let mut data = fs::read(&path).unwrap();
+        data[64 + 3] = 100;
+        let sum = crate::checksum::checksum(&data[64..]);
+        data[32..40].copy_from_slice(&sum.to_le_bytes());
+        fs::write(&path, data).unwrap();
+        let f = LevelFile::open(&path, &rules, 5).unwrap();
+        let e = f.verify().unwrap_err();
+        assert!(matches!(e, DbError::Corrupted { .. }), "{e}");
+        assert!(e.to_string().contains("entry 3"), "{e}");
+    }
+
+    #[test]
+    fn truncated_or_extended_file_fails_open() {
+        let (_dir, rules, path, _) = written(5);
+        let full = fs::metadata(&path).unwrap().len();
+        for len in [full - 1, 64, 40, 3, 0] {
+            OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(len)
+                .unwrap();
+            match LevelFile::open(&path, &rules, 5) {
+                Err(DbError::LengthMismatch { actual_len, .. }) => assert_eq!(actual_len, len),
+                other => panic!("len {len}: {other:?}"),
+            }
+            assert!(LevelFile::open_any(&path).is_err());
+        }
+        let (_dir, rules, path, _) = written(5);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(&[0]).unwrap();
+        drop(f);
+        let e = LevelFile::open(&path, &rules, 5).unwrap_err();
+        assert!(
+            matches!(e, DbError::LengthMismatch { expected_len, actual_len, .. } if actual_len == expected_len + 1),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn other_rules_or_seeds_fail_open() {
+        let (_dir, rules, path, _) = written(5);
+        let other = RulesKey { sowing: 1, ..rules };
+        let e = LevelFile::open(&path, &other, 5).unwrap_err();
+        assert!(matches!(e, DbError::RulesMismatch { .. }));
+        let msg = e.to_string();
+        assert!(msg.contains(&rules.to_string()), "{msg}");
+        assert!(msg.contains(&other.to_string()), "{msg}");
+        assert!(matches!(
+            LevelFile::open(&path, &RulesKey::standard(4), 5),
+            Err(DbError::RulesMismatch { .. })
+        ));
+        assert!(matches!(
+            LevelFile::open(&path, &rules, 6),
+            Err(DbError::SeedsMismatch {
+                found: 5,
+                expected: 6,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn wrong_version_or_magic_fails_open() {
+        let (_dir, rules, path, _) = written(5);
+        patch(&path, 8, &2u32.to_le_bytes());
+        let e = LevelFile::open(&path, &rules, 5).unwrap_err();
+        assert!(
+            matches!(e, DbError::UnsupportedVersion { found: 2, .. }),
+            "{e}"
+        );
+        let (_dir, rules, path, _) = written(5);
+        patch(&path, 0, b"KALAHDX");
+        assert!(matches!(
+            LevelFile::open(&path, &rules, 5),
+            Err(DbError::BadMagic { .. })
+        ));
+        assert!(matches!(
+            LevelFile::open_any(&path),
+            Err(DbError::BadMagic { .. })
+        ));
+    }
+
+    #[test]
+    fn corrupted_header_fields_fail_open() {
+        let (_dir, rules, path, _) = written(5);
+        patch(&path, 24, &[0xff]); // entry count
+        assert!(matches!(
+            LevelFile::open(&path, &rules, 5),
+            Err(DbError::Corrupted { .. })
+        ));
+        let missing = path.with_file_name("nope.kdb");
+        assert!(matches!(
+            LevelFile::open_any(&missing),
+            Err(DbError::Io { .. })
+        ));
+    }
+
+    #[test]
+    fn rewrite_replaces_atomically() {
+        let (dir, rules, path, values) = written(4);
+        let before = LevelFile::open(&path, &rules, 4).unwrap();
+        let zeros = vec![0i8; values.len()];
+        write_level(dir.path(), &rules, 4, &zeros).unwrap();
+        // The old mapping still sees the old file; a new open sees the new one.
+        assert_eq!(before.values(), &values[..]);
+        let after = LevelFile::open(&path, &rules, 4).unwrap();
+        assert_eq!(after.values(), &zeros[..]);
+        after.verify().unwrap();
+    }
+}

@@ -1,0 +1,319 @@
+//! The exact solver: iterative-deepening MTD(f) over zero-window alpha-beta.
+//!
+//! # Values
+//!
+//! A value is the *future net gain* of the side to move on a board: the seeds it will still
+//! add to its store minus those the opponent will, under perfect play to the very end (no
+//! early stop at half the seeds). With `S` seeds on the board it lies in `-S..=S`. The
+//! final margin of a position is its store margin plus this value, signed for the side to
+//! move (see [`crate::analysis`]).
+//!
+//! # Search
+//!
+//! [`Solver::test`] answers one question, "is the value at least `beta`?", and
+//! [`Solver::mtdf`] narrows `lo..=hi` with such tests until it closes, starting from the
+//! previous iteration's value. Iterative deepening runs depth-limited MTD(f) (the value of
+//! a board at the horizon is taken as 0: no more gains) to seed the table with good moves
+//! and the final exact search with a good first guess; only entries of depth
+//! [`tt::EXACT`] ever bound an exact search.
+//!
+//! Move order: the table's move, free moves, captures (largest first), then the pit
+//! nearest the store first. Bounds: a side cannot gain more than the seeds left, so a move
+//! whose gain plus the seeds still in play cannot reach `beta` is not searched.
+
+use crate::board::Board;
+use crate::game::{Game, Next, Step};
+use crate::probe::Probe;
+use crate::tt::{self, Table, EXACT, NO_MOVE};
+
+/// The largest depth-limited iteration before the exact search.
+pub const MAX_ID_DEPTH: u8 = 16;
+
+/// What one deepening iteration found, for progress reports.
+#[derive(Clone, Copy, Debug)]
+pub struct Iteration {
+    /// The depth, or [`tt::EXACT`] for the final exact search.
+    pub depth: u8,
+    /// The value (future net gain for the side to move) at that depth.
+    pub value: i32,
+    /// Nodes searched so far, all iterations together.
+    pub nodes: u64,
+    /// Zero-window tests this iteration took.
+    pub tests: u32,
+}
+
+/// A search: the rules, a transposition table and an optional database.
+pub struct Solver<'a> {
+    game: &'a Game,
+    pub table: Table,
+    probe: Option<&'a dyn Probe>,
+    probe_max: u32,
+    /// Nodes visited (calls of [`Solver::test`] that did not end at a database probe).
+    pub nodes: u64,
+    /// Values read from the database.
+    pub probes: u64,
+}
+
+impl<'a> Solver<'a> {
+    /// A solver with a table of `tt_mb` MiB. Refuses rules whose play can cycle: depth-first
+    /// search cannot end on them (use the retrograde solver).
+    pub fn new(game: &'a Game, tt_mb: usize) -> Result<Solver<'a>, SolveError> {
+        if game.rules().can_cycle() {
+            return Err(SolveError::Cyclic);
+        }
+        Ok(Solver {
+            game,
+            table: Table::new(tt_mb),
+            probe: None,
+            probe_max: 0,
+            nodes: 0,
+            probes: 0,
+        })
+    }
+
+    /// Probe `db` for every board with at most `db.max_seeds()` seeds on it.
+    pub fn with_probe(mut self, db: &'a dyn Probe) -> Solver<'a> {
+        self.probe_max = db.max_seeds();
+        self.probe = Some(db);
+        self
+    }
+
+    pub fn game(&self) -> &Game {
+        self.game
+    }
+
+    /// Is the value of `board` (at `depth`) at least `beta`?
+    ///
+    /// Bound contract (fail-soft): the result `r` is a lower bound on the value when
+    /// `r >= beta` and an upper bound when `r < beta`. `seeds` must be `board.seeds()`.
+    /// The board must not be terminal (the game's end is handled by [`Game::play`], which
+    /// never leads to a terminal board, and by the root).
+    pub fn test(&mut self, board: &Board, seeds: i32, beta: i32, depth: u8) -> i32 {
+        // A side gains at most the seeds left on the board.
+        if seeds < beta {
+            return seeds;
+        }
+        if -seeds >= beta {
+            return -seeds;
+        }
+        if seeds as u32 <= self.probe_max {
+            if let Some(v) = self.probe.and_then(|p| p.value(board)) {
+                self.probes += 1;
+                return v;
+            }
+        }
+        if depth == 0 {
+            return 0;
+        }
+        self.nodes += 1;
+        let mut tt_move = NO_MOVE;
+        if let Some(e) = self.table.probe(board) {
+            tt_move = e.mv;
+            if e.depth >= depth {
+                if e.lo as i32 >= beta {
+                    return e.lo as i32;
+                }
+                if (e.hi as i32) < beta {
+                    return e.hi as i32;
+                }
+            }
+        }
+        let nodes_before = self.nodes;
+        let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
+
+        let mut moves = [(0u8, 0i32, Step::NONE); 8];
+        let mut n = 0;
+        let mut mask = self.game.legal_mask(board);
+        while mask != 0 {
+            let pit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let step = self.game.play(board, pit);
+            let order = if pit as u8 == tt_move {
+                1 << 20
+            } else {
+                match step.next {
+                    Next::Over => 1 << 19,
+                    Next::Same => (1 << 18) + pit as i32,
+                    Next::Other => ((step.captured as i32) << 8) + pit as i32,
+                }
+            };
+            // Insertion by order, best first.
+            let mut j = n;
+            while j > 0 && moves[j - 1].1 < order {
+                moves[j] = moves[j - 1];
+                j -= 1;
+            }
+            moves[j] = (pit as u8, order, step);
+            n += 1;
+        }
+
+        let mut best = i32::MIN;
+        let mut best_move = NO_MOVE;
+        for &(pit, _, step) in &moves[..n] {
+            let g = step.gain();
+            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+            let v = match step.next {
+                Next::Over => g,
+                // The child can gain at most `child_seeds`: skip it when even that fails.
+                _ if g + child_seeds < beta => g + child_seeds,
+                Next::Same => g + self.test(&step.board, child_seeds, beta - g, child_depth),
+                Next::Other => g - self.test(&step.board, child_seeds, g - beta + 1, child_depth),
+            };
+            if v > best {
+                best = v;
+                best_move = pit;
+                if v >= beta {
+                    break;
+                }
+            }
+        }
+        let work = self.nodes - nodes_before;
+        if best >= beta {
+            self.table.store(board, depth, best, seeds, best_move, work);
+        } else {
+            self.table.store(board, depth, -seeds, best, best_move, work);
+        }
+        best
+    }
+
+    /// MTD(f): the value of a non-terminal `board` at `depth`, from a first guess.
+    /// Returns the value and the number of zero-window tests it took.
+    pub fn mtdf(&mut self, board: &Board, guess: i32, depth: u8) -> (i32, u32) {
+        let seeds = board.seeds() as i32;
+        let (mut lo, mut hi) = (-seeds, seeds);
+        let mut g = guess.clamp(lo, hi);
+        let mut tests = 0;
+        while lo < hi {
+            let beta = if g == lo { g + 1 } else { g };
+            let r = self.test(board, seeds, beta, depth);
+            tests += 1;
+            if r < beta {
+                hi = r;
+            } else {
+                lo = r;
+            }
+            g = r;
+        }
+        (g, tests)
+    }
+
+    /// The exact value of `board` (future net gain for the side to move), by iterative
+    /// deepening: depth-limited MTD(f) at depths 2, 4, … up to `max_depth`, then the exact
+    /// search. `progress` hears of each iteration.
+    pub fn solve(
+        &mut self,
+        board: &Board,
+        max_depth: u8,
+        mut progress: impl FnMut(&Iteration),
+    ) -> i32 {
+        if let Some(v) = self.game.terminal_value(board) {
+            return v;
+        }
+        let mut guess = 0;
+        let mut depth = 2;
+        while depth <= max_depth.min(MAX_ID_DEPTH) {
+            let (v, tests) = self.mtdf(board, guess, depth);
+            guess = v;
+            progress(&Iteration {
+                depth,
+                value: v,
+                nodes: self.nodes,
+                tests,
+            });
+            depth += 2;
+        }
+        let (v, tests) = self.mtdf(board, guess, EXACT);
+        progress(&Iteration {
+            depth: EXACT,
+            value: v,
+            nodes: self.nodes,
+            tests,
+        });
+        v
+    }
+
+    /// The exact value of `board`, for a board that may be terminal.
+    pub fn value(&mut self, board: &Board) -> i32 {
+        match self.game.terminal_value(board) {
+            Some(v) => v,
+            None => {
+                let guess = self
+                    .table
+                    .probe(board)
+                    .filter(|e| e.depth == EXACT)
+                    .map_or(0, |e| (e.lo as i32 + e.hi as i32) / 2);
+                self.mtdf(board, guess, EXACT).0
+            }
+        }
+    }
+
+    /// The exact value of every legal move of `board`, in pit order: the mover's future net
+    /// gain if that move is played and both then play perfectly.
+    pub fn move_values(&mut self, board: &Board) -> Vec<(usize, Step, i32)> {
+        let steps: Vec<(usize, Step)> = self.game.steps(board).collect();
+        steps
+            .into_iter()
+            .map(|(pit, step)| {
+                let child = match step.next {
+                    Next::Over => 0,
+                    _ => self.value(&step.board),
+                };
+                (pit, step, step.value_through(child))
+            })
+            .collect()
+    }
+
+    /// A principal variation from `board` whose value is `value`: at each step the first
+    /// move (in search order) proved to keep the value, until the game ends.
+    pub fn principal_variation(&mut self, board: &Board, value: i32) -> Vec<(usize, Step)> {
+        let mut pv = Vec::new();
+        let mut board = *board;
+        let mut value = value;
+        while self.game.terminal_value(&board).is_none() {
+            let seeds = board.seeds() as i32;
+            let mut chosen = None;
+            for (pit, step) in self.game.steps(&board) {
+                let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+                let g = step.gain();
+                // The move keeps the value iff its value is at least `value` (no move
+                // exceeds the board's value).
+                let keeps = match step.next {
+                    Next::Over => g >= value,
+                    Next::Same => g + self.test(&step.board, child_seeds, value - g, EXACT) >= value,
+                    Next::Other => {
+                        g - self.test(&step.board, child_seeds, g - value + 1, EXACT) >= value
+                    }
+                };
+                if keeps {
+                    chosen = Some((pit, step));
+                    break;
+                }
+            }
+            // Invariant: `value` is the board's exact value, so some move attains it.
+            let (pit, step) = chosen.expect("a move attains the value");
+            pv.push((pit, step));
+            match step.next {
+                Next::Over => break,
+                Next::Same => value -= step.gain(),
+                Next::Other => value = step.gain() - value,
+            }
+            board = step.board;
+        }
+        pv
+    }
+
+    /// Table statistics.
+    pub fn table_stats(&self) -> tt::Stats {
+        self.table.stats
+    }
+}
+
+/// Why a search was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SolveError {
+    #[error(
+        "clockwise sowing can repeat positions, which depth-first search cannot solve; \
+         these rules are solved by retrograde analysis (kalah db build, then kalah solve --db)"
+    )]
+    Cyclic,
+}

@@ -1,0 +1,223 @@
+//! The transposition table: bounds on the value of boards already searched.
+//!
+//! Keyed by the packed board alone ([`Board::key`]), side to move normalised: the value of
+//! the future does not depend on the stores (see [`crate::board`]). The full 128-bit key is
+//! stored, so a hit is never a hash collision and a stored bound is always about the board
+//! it is used for: the solver's exactness does not rest on hashing luck.
+//!
+//! # Layout
+//!
+//! Buckets of two 24-byte entries; a board hashes to one bucket. Each entry holds a lower
+//! and an upper bound on the value, the search depth they hold for ([`EXACT`] for bounds on
+//! the true value), the best move found, and the work done to find them (log2 of the nodes
+//! searched below).
+//!
+//! # Replacement policy
+//!
+//! A store for a key already in the bucket updates that entry (tightening the bounds when
+//! the depth is the same, replacing them when the new depth is greater). Otherwise the
+//! first slot keeps the more valuable of the old and new entries, judged by depth and then
+//! by work (an exact result that took a million nodes is worth keeping over one that took
+//! ten), and the loser goes to the second slot, which is always overwritten. Deep, costly
+//! results therefore survive, and recent cheap ones still find room.
+
+use crate::board::Board;
+
+/// The depth of a bound on the true (unlimited-depth) value.
+pub const EXACT: u8 = u8::MAX;
+
+/// No best move recorded.
+pub const NO_MOVE: u8 = u8::MAX;
+
+/// One stored result. `lo <= value <= hi` for the search at `depth`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Entry {
+    key: [u64; 2],
+    pub lo: i16,
+    pub hi: i16,
+    pub depth: u8,
+    /// The best move (0-based pit), or [`NO_MOVE`].
+    pub mv: u8,
+    /// log2 of the nodes searched to produce this entry, plus one; 0 marks an empty slot.
+    work: u8,
+    _pad: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
+
+/// Table statistics, for the solver's report.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    pub probes: u64,
+    pub hits: u64,
+    pub stores: u64,
+    /// Stores that evicted an entry for another board.
+    pub evictions: u64,
+}
+
+/// A fixed-size table of buckets of two entries.
+pub struct Table {
+    buckets: Vec<[Entry; 2]>,
+    mask: usize,
+    pub stats: Stats,
+}
+
+#[inline]
+fn split(key: u128) -> [u64; 2] {
+    [key as u64, (key >> 64) as u64]
+}
+
+#[inline]
+fn hash(key: u128) -> u64 {
+    let [a, b] = split(key);
+    let h = (a ^ b.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 31)
+}
+
+impl Table {
+    /// A table of at most `megabytes` MiB (rounded down to a power of two buckets, at least
+    /// one bucket).
+    pub fn new(megabytes: usize) -> Table {
+        let bytes = megabytes.max(1) * (1 << 20);
+        let want = (bytes / std::mem::size_of::<[Entry; 2]>()).max(1);
+        let n = if want.is_power_of_two() {
+            want
+        } else {
+            want.next_power_of_two() / 2
+        };
+        Table {
+            buckets: vec![[Entry::default(); 2]; n],
+            mask: n - 1,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Bytes the table occupies.
+    pub fn bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<[Entry; 2]>()
+    }
+
+    /// Entries in use (a scan of the whole table).
+    pub fn used(&self) -> usize {
+        self.buckets
+            .iter()
+            .flat_map(|b| b.iter())
+            .filter(|e| e.work != 0)
+            .count()
+    }
+
+    /// Entries the table can hold.
+    pub fn capacity(&self) -> usize {
+        self.buckets.len() * 2
+    }
+
+    /// Forget everything.
+    pub fn clear(&mut self) {
+        self.buckets.fill([Entry::default(); 2]);
+        self.stats = Stats::default();
+    }
+
+    #[inline]
+    fn bucket(&self, key: u128) -> usize {
+        hash(key) as usize & self.mask
+    }
+
+    /// The entry for `board`, if the table holds one.
+    #[inline]
+    pub fn probe(&mut self, board: &Board) -> Option<Entry> {
+        let key = board.key();
+        let k = split(key);
+        self.stats.probes += 1;
+        let b = &self.buckets[self.bucket(key)];
+        let hit = b.iter().find(|e| e.work != 0 && e.key == k).copied();
+        if hit.is_some() {
+            self.stats.hits += 1;
+        }
+        hit
+    }
+
+    /// Record that the value of `board` at `depth` lies in `lo..=hi`, with best move `mv`,
+    /// after `nodes` nodes of work (see the module docs for the policy).
+    #[inline]
+    pub fn store(&mut self, board: &Board, depth: u8, lo: i32, hi: i32, mv: u8, nodes: u64) {
+        let key = board.key();
+        let k = split(key);
+        let work = (64 - nodes.leading_zeros()) as u8 + 1;
+        self.stats.stores += 1;
+        let idx = self.bucket(key);
+        let bucket = &mut self.buckets[idx];
+        for e in bucket.iter_mut() {
+            if e.work != 0 && e.key == k {
+                if depth == e.depth {
+                    e.lo = e.lo.max(lo as i16);
+                    e.hi = e.hi.min(hi as i16);
+                } else if depth > e.depth {
+                    e.lo = lo as i16;
+                    e.hi = hi as i16;
+                    e.depth = depth;
+                } else {
+                    return;
+                }
+                if mv != NO_MOVE {
+                    e.mv = mv;
+                }
+                e.work = e.work.max(work);
+                return;
+            }
+        }
+        let new = Entry {
+            key: k,
+            lo: lo as i16,
+            hi: hi as i16,
+            depth,
+            mv,
+            work,
+            _pad: 0,
+        };
+        let old = bucket[0];
+        if old.work != 0 || bucket[1].work != 0 {
+            self.stats.evictions += 1;
+        }
+        if (new.depth, new.work) >= (old.depth, old.work) {
+            bucket[1] = old;
+            bucket[0] = new;
+        } else {
+            bucket[1] = new;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_probe_and_tighten() {
+        let mut t = Table::new(1);
+        let b = Board::start(6, 4);
+        assert!(t.probe(&b).is_none());
+        t.store(&b, EXACT, 2, 48, 3, 100);
+        t.store(&b, EXACT, -48, 10, NO_MOVE, 10);
+        let e = t.probe(&b).unwrap();
+        assert_eq!((e.lo, e.hi, e.mv, e.depth), (2, 10, 3, EXACT));
+        // A shallower result does not overwrite an exact one.
+        t.store(&b, 3, 0, 0, 1, 1000);
+        let e = t.probe(&b).unwrap();
+        assert_eq!((e.lo, e.hi, e.depth), (2, 10, EXACT));
+    }
+
+    #[test]
+    fn valuable_entries_survive_collisions() {
+        let mut t = Table::new(1);
+        t.buckets.truncate(1);
+        t.mask = 0;
+        let boards: Vec<Board> = (1..=4).map(|i| Board::start(6, i)).collect();
+        t.store(&boards[0], EXACT, 0, 0, 0, 1 << 20);
+        for b in &boards[1..] {
+            t.store(b, EXACT, 1, 1, 0, 5);
+        }
+        assert!(t.probe(&boards[0]).is_some());
+        assert!(t.probe(&boards[3]).is_some());
+        assert!(t.probe(&boards[1]).is_none());
+    }
+}
