@@ -5,10 +5,12 @@
 //! store margin of the position plus the side to move's future net gain
 //! ([`crate::mtdf`]) signed for that side.
 
-use crate::game::Next;
+use crate::board::Board;
+use crate::game::{Game, Next, Step};
 use crate::mtdf::{Iteration, Solver};
 use crate::notation::MoveText;
 use crate::position::{Position, Side};
+use crate::probe::Probe;
 
 /// The solution of a position.
 #[derive(Clone, Debug)]
@@ -48,6 +50,120 @@ pub fn notate(
         .collect()
 }
 
+/// Anything that knows the exact value of a board: the search, or a complete database.
+pub trait Oracle {
+    fn game(&self) -> &Game;
+
+    /// The exact value of `board` (future net gain for the side to move; the board may be
+    /// terminal).
+    fn value(&mut self, board: &Board) -> i32;
+
+    /// The value of every legal move of a non-terminal `board`, in pit order.
+    fn move_values(&mut self, board: &Board) -> Vec<(usize, Step, i32)> {
+        let steps: Vec<(usize, Step)> = self.game().steps(board).collect();
+        steps
+            .into_iter()
+            .map(|(pit, step)| {
+                let child = match step.next {
+                    Next::Over => 0,
+                    _ => self.value(&step.board),
+                };
+                (pit, step, step.value_through(child))
+            })
+            .collect()
+    }
+
+    /// A principal variation from `board`, whose value is `value`, at most `limit` moves
+    /// long (play that can cycle may keep its value for ever).
+    fn principal_variation(
+        &mut self,
+        board: &Board,
+        value: i32,
+        limit: usize,
+    ) -> Vec<(usize, Step)> {
+        let mut pv = Vec::new();
+        let (mut board, mut value) = (*board, value);
+        while pv.len() < limit && self.game().terminal_value(&board).is_none() {
+            let Some((pit, step, _)) = self
+                .move_values(&board)
+                .into_iter()
+                .find(|&(_, _, v)| v == value)
+            else {
+                break;
+            };
+            pv.push((pit, step));
+            match step.next {
+                Next::Over => break,
+                Next::Same => value -= step.gain(),
+                Next::Other => value = step.gain() - value,
+            }
+            board = step.board;
+        }
+        pv
+    }
+}
+
+impl Oracle for Solver<'_> {
+    fn game(&self) -> &Game {
+        Solver::game(self)
+    }
+
+    fn value(&mut self, board: &Board) -> i32 {
+        Solver::value(self, board)
+    }
+
+    fn move_values(&mut self, board: &Board) -> Vec<(usize, Step, i32)> {
+        Solver::move_values(self, board)
+    }
+
+    fn principal_variation(
+        &mut self,
+        board: &Board,
+        value: i32,
+        _limit: usize,
+    ) -> Vec<(usize, Step)> {
+        // Counter-clockwise play ends, so the variation is finite.
+        Solver::principal_variation(self, board, value)
+    }
+}
+
+/// A database that covers every board of interest (for example all levels up to the
+/// seeds in play, built by retrograde analysis for rules that can cycle).
+pub struct DbOracle<'a> {
+    pub game: &'a Game,
+    pub db: &'a dyn Probe,
+}
+
+impl Oracle for DbOracle<'_> {
+    fn game(&self) -> &Game {
+        self.game
+    }
+
+    fn value(&mut self, board: &Board) -> i32 {
+        // Invariant: the database was built for every level up to the seeds in play.
+        self.db
+            .value(board)
+            .expect("the database covers every board in play")
+    }
+}
+
+/// The solution of `pos` read from a complete database (see [`DbOracle`]); the principal
+/// variation stops after `limit` moves.
+pub fn solve_by_oracle(oracle: &mut dyn Oracle, pos: &Position, limit: usize) -> Solution {
+    let board = pos.board();
+    let value = oracle.value(&board);
+    let pv = notate(
+        pos.to_move,
+        oracle.principal_variation(&board, value, limit),
+    );
+    Solution {
+        margin: pos.store_margin() + pos.to_move.sign() * value,
+        value,
+        pv,
+        iterations: Vec::new(),
+    }
+}
+
 /// Solve `pos` exactly by iterative deepening up to `max_depth`.
 pub fn solve(
     solver: &mut Solver<'_>,
@@ -71,7 +187,7 @@ pub fn solve(
 }
 
 /// The final margin after each legal move of `pos`, best first for the side to move.
-pub fn move_margins(solver: &mut Solver<'_>, pos: &Position) -> Vec<MoveMargin> {
+pub fn move_margins(solver: &mut dyn Oracle, pos: &Position) -> Vec<MoveMargin> {
     if pos.is_over(solver.game()) {
         return Vec::new();
     }

@@ -8,22 +8,25 @@
 
 pub mod analysis;
 pub mod board;
+pub mod cyclic;
+pub mod dbfile;
 pub mod game;
 pub mod mtdf;
 pub mod notation;
 pub mod pie;
 pub mod position;
 pub mod probe;
+pub mod retro;
 pub mod rules;
 pub mod sow;
 pub mod tt;
 
 pub use board::Board;
-pub use mtdf::{SolveError, Solver};
-pub use probe::{MemoryDb, Probe};
 pub use game::{Game, Next, Step};
+pub use mtdf::{SolveError, Solver};
 pub use notation::{MoveText, Played, RecordError};
 pub use position::{Position, PositionError, Side};
+pub use probe::{MemoryDb, Probe};
 pub use rules::{
     Capture, Direction, EndRule, OppStore, Remaining, Rules, RulesBuilder, RulesError, Sowing,
 };

@@ -171,7 +171,8 @@ impl<'a> Solver<'a> {
         if best >= beta {
             self.table.store(board, depth, best, seeds, best_move, work);
         } else {
-            self.table.store(board, depth, -seeds, best, best_move, work);
+            self.table
+                .store(board, depth, -seeds, best, best_move, work);
         }
         best
     }
@@ -279,7 +280,9 @@ impl<'a> Solver<'a> {
                 // exceeds the board's value).
                 let keeps = match step.next {
                     Next::Over => g >= value,
-                    Next::Same => g + self.test(&step.board, child_seeds, value - g, EXACT) >= value,
+                    Next::Same => {
+                        g + self.test(&step.board, child_seeds, value - g, EXACT) >= value
+                    }
                     Next::Other => {
                         g - self.test(&step.board, child_seeds, g - value + 1, EXACT) >= value
                     }

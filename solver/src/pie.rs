@@ -6,8 +6,8 @@
 //! the opener ends with `-|v(T)|`, and the value of the game under the pie rule is
 //! `max over T of -|v(T)|`: the opener looks for the most balanced turn.
 
+use crate::analysis::Oracle;
 use crate::game::Next;
-use crate::mtdf::Solver;
 use crate::notation::MoveText;
 use crate::position::Position;
 
@@ -33,9 +33,9 @@ pub struct PieAnalysis {
 }
 
 /// Every whole first turn of the side to move in `pos`, with the positions they reach.
-pub fn whole_turns(solver: &Solver<'_>, pos: &Position) -> Vec<(Vec<MoveText>, Position)> {
+pub fn whole_turns(solver: &dyn Oracle, pos: &Position) -> Vec<(Vec<MoveText>, Position)> {
     fn walk(
-        solver: &Solver<'_>,
+        solver: &dyn Oracle,
         pos: &Position,
         prefix: &mut Vec<MoveText>,
         out: &mut Vec<(Vec<MoveText>, Position)>,
@@ -60,9 +60,9 @@ pub fn whole_turns(solver: &Solver<'_>, pos: &Position) -> Vec<(Vec<MoveText>, P
 }
 
 /// Solve every whole first turn of `pos` and the swap decision after each.
-pub fn analyse(solver: &mut Solver<'_>, pos: &Position) -> PieAnalysis {
+pub fn analyse(solver: &mut dyn Oracle, pos: &Position) -> PieAnalysis {
     let opener = pos.to_move;
-    let mut turns: Vec<PieTurn> = whole_turns(solver, pos)
+    let mut turns: Vec<PieTurn> = whole_turns(&*solver, pos)
         .into_iter()
         .map(|(moves, after)| {
             let v = solver.value(&after.board());
@@ -77,6 +77,10 @@ pub fn analyse(solver: &mut Solver<'_>, pos: &Position) -> PieAnalysis {
         })
         .collect();
     turns.sort_by_key(|t| (t.opener_margin.abs(), -t.opener_margin));
-    let pie_value = turns.iter().map(|t| -t.opener_margin.abs()).max().unwrap_or(0);
+    let pie_value = turns
+        .iter()
+        .map(|t| -t.opener_margin.abs())
+        .max()
+        .unwrap_or(0);
     PieAnalysis { turns, pie_value }
 }

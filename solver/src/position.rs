@@ -62,7 +62,8 @@ impl Side {
 /// Both rows, both stores and the side to move.
 ///
 /// Invariant: `1 <= pits <= MAX_PITS`, pits beyond `pits` are zero, and at most
-/// [`MAX_BOARD_SEEDS`] seeds are on the board.
+/// [`MAX_BOARD_SEEDS`] seeds are on the board, and at most [`MAX_STORE`] on the board and
+/// in the stores together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     pits: usize,

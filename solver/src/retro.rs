@@ -1,0 +1,506 @@
+//! Endgame database generation for acyclic (counter-clockwise) rules.
+//!
+//! A level `k` holds the value (future net gain of the side to move, `-k..=k`) of every
+//! board with `k` seeds in the pits, in the rank order of [`db_format::Ranker`]. Seeds in
+//! a store never come back, so a move from a level-`k` board either puts at least one
+//! seed into a store — its child lies in a *lower* level, read from `lower` — or keeps all
+//! `k` seeds on the board, and its child lies in level `k` itself.
+//!
+//! # Why one pass suffices (counter-clockwise)
+//!
+//! Give each seed the distance from its pit to the store of the row it lies on: `m - i`
+//! for a seed in pit `i` (0-based) of either row, and let `D(board)` be the sum over all
+//! seeds (`0 <= D <= k·m`). `D` does not depend on whose view the board is in, so flipping
+//! the board at the end of a turn leaves it unchanged. Counter-clockwise, the sowing cycle
+//! is A1..Am, own store, B1..Bm (, opponent's store), so a move that puts no seed in any
+//! store:
+//!
+//! * never reaches the own store, hence never the opponent's row or store (both come
+//!   after it) and never laps the board: every seed it sows lands in the mover's row,
+//!   strictly nearer the own store than the pit it was lifted from (relay lifts
+//!   included: a lifted pit is sown forward again);
+//! * captures nothing (a capture puts at least the capturing seed into the store);
+//! * does not end in the store, so it is not a free move: the opponent moves next.
+//!
+//! So every same-level edge strictly lowers `D`: the same-level dependency graph is
+//! acyclic, and any chain of same-level moves has fewer than `k·m + 1` steps.
+//!
+//! # The algorithm
+//!
+//! A memoised depth-first evaluation over one shared array of `AtomicI8`, with
+//! [`UNKNOWN`] (`i8::MIN`, never a value since `k <= 127`) for "not computed yet".
+//! Worker threads (rayon) take chunks of consecutive ranks and evaluate each board of the
+//! chunk; a board's same-level children are read from the array and, when still unknown,
+//! evaluated first, recursively (depth at most `k·m`, by the argument above). Lower-level
+//! children are read from `lower`. Two threads may evaluate the same board at the same
+//! time; both compute the same value from the same inputs, so the racing `Relaxed`
+//! stores are benign and the result does not depend on the schedule or the number of
+//! threads. Chunks walk ranks in order with [`next_in_rank_order`] instead of unranking
+//! each board.
+//!
+//! The same routine builds a contiguous slice of ranks only ([`build_range`]): it still
+//! needs the whole level's array for the same-level children outside the slice, but
+//! evaluates only the boards the slice depends on. Values are schedule-independent, so
+//! slices joined end to end equal the whole level byte for byte.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
+
+use db_format::{DbError, Ranker};
+use rayon::prelude::*;
+
+use crate::board::Board;
+use crate::game::{Game, Next};
+use crate::probe::Probe;
+
+/// "Not computed yet" in the level array: `-128` is outside `-k..=k` for every `k <= 127`.
+pub const UNKNOWN: i8 = i8::MIN;
+
+/// Ranks per work item: large enough to amortise scheduling, small enough (16 Ki) to
+/// balance two to a few dozen threads on the smallest levels worth parallelising.
+const CHUNK: u64 = 1 << 14;
+
+/// Why a level could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum RetroError {
+    /// Clockwise play can repeat positions, so no order of a level computes every board
+    /// after its children.
+    #[error(
+        "clockwise rules need the retrograde solver: play can cycle, so a level cannot be \
+         built in one acyclic pass"
+    )]
+    Cyclic,
+    /// The levels below `k` are not all available.
+    #[error("level {k} needs every level below it, but the lower levels cover only {have} seeds")]
+    MissingLower {
+        /// The level being built.
+        k: u32,
+        /// `lower.max_seeds()`, or none at all.
+        have: String,
+    },
+    /// The requested slice is not inside the level.
+    #[error("ranks {start}..{end} are not inside level {k}'s 0..{count}")]
+    BadRange {
+        /// Level.
+        k: u32,
+        /// Requested first rank.
+        start: u64,
+        /// Requested end rank.
+        end: u64,
+        /// Positions in the level.
+        count: u64,
+    },
+    /// The level does not fit the ranking or this machine's address space.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+/// Level `k` of `game`'s database: entry `i` is the value of the board of rank `i`.
+///
+/// `lower` must answer exactly for every board with fewer than `k` seeds
+/// (`lower.max_seeds() >= k - 1`). `progress` is called from the worker threads with the
+/// number of positions just finished (in chunks). Runs on the current rayon pool.
+pub fn build_level(
+    game: &Game,
+    k: u32,
+    lower: &dyn Probe,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<i8>, RetroError> {
+    let count = Ranker::new(2 * game.pits(), k)?.count();
+    build_range(game, k, lower, 0..count, progress)
+}
+
+/// The values of the ranks `ranks` of level `k` (see [`build_level`]); the slices of a
+/// partition of `0..count`, joined in order, equal [`build_level`]'s result.
+///
+/// Memory: the whole level (one byte a position), whatever the slice.
+pub fn build_range(
+    game: &Game,
+    k: u32,
+    lower: &dyn Probe,
+    ranks: Range<u64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<i8>, RetroError> {
+    if game.rules().can_cycle() {
+        return Err(RetroError::Cyclic);
+    }
+    let cells = 2 * game.pits();
+    let ranker = Ranker::new(cells, k)?;
+    let count = ranker.count();
+    if ranks.start > ranks.end || ranks.end > count {
+        return Err(RetroError::BadRange {
+            k,
+            start: ranks.start,
+            end: ranks.end,
+            count,
+        });
+    }
+    if k > 0 && (lower.max_seeds() < k - 1 || lower.value(&Board::EMPTY).is_none()) {
+        return Err(RetroError::MissingLower {
+            k,
+            have: lower.max_seeds().to_string(),
+        });
+    }
+    let len = usize::try_from(count).map_err(|_| DbError::SizeOverflow { cells, seeds: k })?;
+    let mut values = vec![UNKNOWN; len];
+    {
+        // SAFETY: `AtomicI8` has the same size, alignment and bit validity as `i8`
+        // (documented by std), and `values` is borrowed mutably for the whole scope, so
+        // no other reference to its elements exists while the atomics are in use.
+        let atomics: &[AtomicI8] =
+            unsafe { &*(values.as_mut_slice() as *mut [i8] as *const [AtomicI8]) };
+        let level = Level {
+            game,
+            k,
+            cells,
+            ranker: &ranker,
+            values: atomics,
+            lower,
+        };
+        let chunks = (ranks.end - ranks.start).div_ceil(CHUNK);
+        (0..chunks).into_par_iter().for_each(|c| {
+            let start = ranks.start + c * CHUNK;
+            let end = (start + CHUNK).min(ranks.end);
+            level.chunk(start..end);
+            progress(end - start);
+        });
+    }
+    let slice = &values[ranks.start as usize..ranks.end as usize];
+    debug_assert!(slice.iter().all(|&v| v != UNKNOWN));
+    if ranks.start == 0 && ranks.end == count {
+        Ok(values)
+    } else {
+        Ok(slice.to_vec())
+    }
+}
+
+/// The value of a non-terminal or terminal `board` re-derived from the stored values of
+/// its children, all read from `db` (which must cover the board's own level): the
+/// one-step check of a database's verifier. `None` when a child is not covered.
+pub fn rederive(game: &Game, board: &Board, db: &dyn Probe) -> Option<i32> {
+    if let Some(v) = game.terminal_value(board) {
+        return Some(v);
+    }
+    let mut best = i32::MIN;
+    for (_, step) in game.steps(board) {
+        let child = match step.next {
+            Next::Over => 0,
+            Next::Same | Next::Other => db.value(&step.board)?,
+        };
+        best = best.max(step.value_through(child));
+    }
+    Some(best)
+}
+
+/// The board after `cells` in rank order (the same seeds), or `false` if `cells` is the
+/// last board of its level.
+///
+/// Ranks are colexicographic on the bar positions of the stars-and-bars string (see
+/// `db-format/FORMAT.md`), so the successor moves the lowest movable bar up by one and
+/// packs the bars below it: with `i` the first cell after cell 0 that holds seeds and `t`
+/// the seeds of cells `0..i`, cell `i` gives one seed to cell `i - 1`, which also takes
+/// the `t` seeds, and cells `0..i-1` empty.
+///
+/// ```
+/// use solver::retro::next_in_rank_order;
+/// let mut c = [1, 0, 0, 1];
+/// assert!(next_in_rank_order(&mut c));
+/// assert_eq!(c, [0, 0, 2, 0]); // rank 3 → rank 4 of FORMAT.md's table
+/// let mut last = [2, 0, 0, 0];
+/// assert!(!next_in_rank_order(&mut last));
+/// ```
+pub fn next_in_rank_order(cells: &mut [u8]) -> bool {
+    let Some(i) = cells.iter().skip(1).position(|&c| c > 0).map(|i| i + 1) else {
+        return false;
+    };
+    let t: u8 = cells[..i].iter().sum();
+    cells[..i].fill(0);
+    cells[i - 1] = t + 1;
+    cells[i] -= 1;
+    true
+}
+
+/// `D` of the module docs: the sum over seeds of the distance to their row's store.
+pub fn distance_sum(board: &Board, pits: usize) -> u32 {
+    board.cells()[..2 * pits]
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| u32::from(c) * (pits - i % pits) as u32)
+        .sum()
+}
+
+/// One level under construction.
+struct Level<'a> {
+    game: &'a Game,
+    k: u32,
+    cells: usize,
+    ranker: &'a Ranker,
+    /// Entry `r` is the value of the board of rank `r`, or [`UNKNOWN`].
+    values: &'a [AtomicI8],
+    lower: &'a dyn Probe,
+}
+
+impl Level<'_> {
+    /// Evaluates every board of ranks `ranks` that is still unknown.
+    fn chunk(&self, ranks: Range<u64>) {
+        let mut cells = [0u8; 16];
+        let row = &mut cells[..self.cells];
+        self.ranker.unrank(ranks.start, row);
+        for r in ranks {
+            let slot = &self.values[r as usize];
+            if slot.load(Relaxed) == UNKNOWN {
+                let v = self.eval(&Board::from_cells(self.cells / 2, row));
+                slot.store(v, Relaxed);
+            }
+            // Past the last rank of the level this returns false, at the loop's end.
+            next_in_rank_order(row);
+        }
+    }
+
+    /// The value of `board` (of this level), evaluating unknown same-level children first.
+    fn eval(&self, board: &Board) -> i8 {
+        let game = self.game;
+        if let Some(v) = game.terminal_value(board) {
+            return v as i8;
+        }
+        let mut best = i32::MIN;
+        let mut mask = game.legal_mask(board);
+        while mask != 0 {
+            let pit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let step = game.play(board, pit);
+            let child = match step.next {
+                Next::Over => 0,
+                Next::Same | Next::Other => {
+                    if step.own_gain + step.opp_gain == 0 {
+                        self.same_level(board, &step.board)
+                    } else {
+                        // Invariant: `build_range` checked that `lower` covers every level
+                        // below `k`, and a child with seeds in a store is below `k`.
+                        self.lower
+                            .value(&step.board)
+                            .expect("lower levels cover every board below the level")
+                    }
+                }
+            };
+            best = best.max(step.value_through(child));
+        }
+        best as i8
+    }
+
+    /// The value of the same-level child `child` of `parent`, from the array or computed.
+    fn same_level(&self, parent: &Board, child: &Board) -> i32 {
+        let pits = self.cells / 2;
+        debug_assert_eq!(child.seeds(), self.k);
+        debug_assert!(distance_sum(child, pits) < distance_sum(parent, pits));
+        let slot = &self.values[self.ranker.rank(&child.cells()[..self.cells]) as usize];
+        let v = slot.load(Relaxed);
+        if v != UNKNOWN {
+            return i32::from(v);
+        }
+        let v = self.eval(child);
+        slot.store(v, Relaxed);
+        i32::from(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::probe::MemoryDb;
+    use crate::rules::{Capture, EndRule, OppStore, Remaining, Rules, RulesBuilder, Sowing};
+    use crate::Solver;
+
+    /// The plain reference: memoised negamax over [`Game::play`], nothing else.
+    fn reference(game: &Game, board: &Board, memo: &mut HashMap<Board, i32>) -> i32 {
+        if let Some(v) = game.terminal_value(board) {
+            return v;
+        }
+        if let Some(&v) = memo.get(board) {
+            return v;
+        }
+        let mut best = i32::MIN;
+        for (_, step) in game.steps(board) {
+            let child = match step.next {
+                Next::Over => 0,
+                _ => reference(game, &step.board, memo),
+            };
+            best = best.max(step.value_through(child));
+        }
+        memo.insert(*board, best);
+        best
+    }
+
+    /// Levels `0..=max_k` built one after the other into memory.
+    fn build_all(game: &Game, max_k: u32) -> MemoryDb {
+        let mut db = MemoryDb::new(game.pits());
+        for k in 0..=max_k {
+            let v = build_level(game, k, &db, &|_| {}).unwrap();
+            db.push(v).unwrap();
+        }
+        db
+    }
+
+    fn rule_variants(pits: usize) -> Vec<Rules> {
+        let mut out = Vec::new();
+        for capture in [Capture::Standard, Capture::Empty, Capture::None] {
+            for sowing in [Sowing::Single, Sowing::Relay] {
+                for opp_store in [OppStore::Skip, OppStore::Sow] {
+                    for end in [EndRule::Either, EndRule::Mover] {
+                        for remaining in [Remaining::Owner, Remaining::Emptier, Remaining::Discard]
+                        {
+                            let mut b = RulesBuilder::new(pits, 1);
+                            b.capture = Some(capture);
+                            b.sowing = sowing;
+                            b.opp_store = opp_store;
+                            b.end = end;
+                            b.remaining = remaining;
+                            out.push(b.build().unwrap());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn successor_walks_every_rank_in_order() {
+        for (cells, k) in [(4, 5), (6, 4), (12, 3), (1, 3), (2, 0)] {
+            let r = Ranker::new(cells, k).unwrap();
+            let mut c = vec![0u8; cells];
+            r.unrank(0, &mut c);
+            for i in 0..r.count() {
+                assert_eq!(r.rank(&c), i, "{c:?}");
+                assert_eq!(next_in_rank_order(&mut c), i + 1 < r.count());
+            }
+        }
+    }
+
+    #[test]
+    fn levels_equal_the_reference_under_every_ccw_rule_combination() {
+        for pits in 2..=3 {
+            let max_k = if pits == 2 { 9 } else { 7 };
+            for rules in rule_variants(pits) {
+                let game = Game::new(rules);
+                let db = build_all(&game, max_k);
+                let mut memo = HashMap::new();
+                for k in 0..=max_k {
+                    let r = Ranker::new(2 * pits, k).unwrap();
+                    let mut c = vec![0u8; 2 * pits];
+                    for i in 0..r.count() {
+                        r.unrank(i, &mut c);
+                        let b = Board::from_cells(pits, &c);
+                        let want = reference(&game, &b, &mut memo);
+                        assert_eq!(
+                            i32::from(db.level(k as usize)[i as usize]),
+                            want,
+                            "{rules} {b:?}"
+                        );
+                        assert_eq!(rederive(&game, &b, &db), Some(want));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn values_equal_the_solver_on_random_boards() {
+        let game = Game::new(Rules::kalah(6, 4).unwrap());
+        let db = build_all(&game, 9);
+        let mut solver = Solver::new(&game, 16).unwrap();
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..300 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let k = (rng % 10) as u32;
+            let r = Ranker::new(12, k).unwrap();
+            let rank = (rng >> 20) % r.count();
+            let mut c = [0u8; 12];
+            r.unrank(rank, &mut c);
+            let b = Board::from_cells(6, &c);
+            assert_eq!(
+                solver.value(&b),
+                i32::from(db.level(k as usize)[rank as usize]),
+                "{b:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn slices_join_to_the_whole_level() {
+        let game = Game::new(Rules::kalah(4, 4).unwrap());
+        let db = build_all(&game, 7);
+        let whole = build_level(&game, 8, &db, &|_| {}).unwrap();
+        let n = whole.len() as u64;
+        for parts in [1u64, 2, 3, 7] {
+            let mut joined = Vec::new();
+            for i in 0..parts {
+                let range = i * n / parts..(i + 1) * n / parts;
+                joined.extend(build_range(&game, 8, &db, range, &|_| {}).unwrap());
+            }
+            assert_eq!(joined, whole, "{parts} parts");
+        }
+    }
+
+    #[test]
+    fn thread_count_does_not_change_the_level() {
+        let game = Game::new(Rules::kalah(5, 4).unwrap());
+        let db = build_all(&game, 7);
+        let run = |threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| build_level(&game, 8, &db, &|_| {}).unwrap())
+        };
+        assert_eq!(run(1), run(4));
+    }
+
+    #[test]
+    fn refusals_are_clear() {
+        let mut b = RulesBuilder::new(3, 3);
+        b.direction = crate::rules::Direction::Cw;
+        let cw = Game::new(b.build().unwrap());
+        let e = build_level(&cw, 2, &MemoryDb::new(3), &|_| {}).unwrap_err();
+        assert!(matches!(e, RetroError::Cyclic));
+        assert!(e
+            .to_string()
+            .contains("clockwise rules need the retrograde solver"));
+        let game = Game::new(Rules::kalah(3, 3).unwrap());
+        let e = build_level(&game, 2, &MemoryDb::new(3), &|_| {}).unwrap_err();
+        assert!(matches!(e, RetroError::MissingLower { k: 2, .. }), "{e}");
+        let db = build_all(&game, 1);
+        let e = build_range(&game, 2, &db, 5..100, &|_| {}).unwrap_err();
+        assert!(matches!(e, RetroError::BadRange { .. }), "{e}");
+        assert!(build_level(&game, 0, &MemoryDb::new(3), &|_| {}).unwrap() == vec![0]);
+    }
+
+    #[test]
+    fn distance_sum_drops_along_same_level_moves() {
+        // Explicit check of the module's argument over every board of a few levels.
+        for rules in rule_variants(3) {
+            let game = Game::new(rules);
+            for k in 1..=6 {
+                let r = Ranker::new(6, k).unwrap();
+                let mut c = [0u8; 6];
+                for i in 0..r.count() {
+                    r.unrank(i, &mut c);
+                    let b = Board::from_cells(3, &c);
+                    if game.terminal_value(&b).is_some() {
+                        continue;
+                    }
+                    for (_, s) in game.steps(&b) {
+                        if s.next != Next::Over && s.own_gain + s.opp_gain == 0 {
+                            assert_eq!(s.next, Next::Other);
+                            assert!(distance_sum(&s.board, 3) < distance_sum(&b, 3));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! The fast solver against a plain, obviously correct reference: memoised negamax over
+//! the rules engine, no pruning, no bounds, no ordering.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use solver::rules::Switch;
+use solver::{
+    Board, Capture, Direction, EndRule, Game, Next, OppStore, Remaining, Rules, RulesBuilder,
+    Solver, Sowing,
+};
+
+/// The value (future net gain for the side to move) of `board` by exhaustive search.
+fn reference(game: &Game, board: &Board, memo: &mut HashMap<Board, i32>) -> i32 {
+    if let Some(v) = game.terminal_value(board) {
+        return v;
+    }
+    if let Some(&v) = memo.get(board) {
+        return v;
+    }
+    let steps: Vec<_> = game.steps(board).collect();
+    let v = steps
+        .iter()
+        .map(|(_, step)| match step.next {
+            Next::Over => step.gain(),
+            Next::Same => step.gain() + reference(game, &step.board, memo),
+            Next::Other => step.gain() - reference(game, &step.board, memo),
+        })
+        .max()
+        .expect("a non-terminal board has a move");
+    memo.insert(*board, v);
+    v
+}
+
+/// Every counter-clockwise rule set (the ones the search accepts) for a board size.
+fn acyclic_rules(pits: usize, seeds: usize) -> Vec<Rules> {
+    let mut out = Vec::new();
+    for &(_, capture) in Capture::VALUES {
+        for &(_, sowing) in Sowing::VALUES {
+            for &(_, opp_store) in OppStore::VALUES {
+                for &(_, end) in EndRule::VALUES {
+                    for &(_, remaining) in Remaining::VALUES {
+                        let mut b = RulesBuilder::new(pits, seeds);
+                        b.capture = Some(capture);
+                        b.sowing = sowing;
+                        b.opp_store = opp_store;
+                        b.end = end;
+                        b.remaining = remaining;
+                        out.push(b.build().unwrap());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn agrees_with_the_reference_on_every_small_board_and_switch() {
+    let mut checked = 0;
+    for pits in 1..=3 {
+        for seeds in 1..=3 {
+            for rules in acyclic_rules(pits, seeds) {
+                let game = Game::new(rules);
+                let mut memo = HashMap::new();
+                let start = Board::start(pits, seeds as u8);
+                let want = reference(&game, &start, &mut memo);
+                let mut solver = Solver::new(&game, 1).unwrap();
+                assert_eq!(solver.value(&start), want, "{rules}");
+                // Every board the reference met, and the value of every move there.
+                for (board, &v) in memo.iter().take(300) {
+                    assert_eq!(solver.value(board), v, "{rules} {board:?}");
+                    for (pit, step, mv) in solver.move_values(board) {
+                        let child = match step.next {
+                            Next::Over => 0,
+                            _ => reference(&game, &step.board, &mut HashMap::new()),
+                        };
+                        assert_eq!(mv, step.value_through(child), "{rules} {board:?} pit {pit}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "checked {checked}");
+}
+
+#[test]
+fn solving_with_iterative_deepening_gives_the_same_value() {
+    for rules in acyclic_rules(3, 3) {
+        let game = Game::new(rules);
+        let start = Board::start(3, 3);
+        let want = reference(&game, &start, &mut HashMap::new());
+        let mut solver = Solver::new(&game, 1).unwrap();
+        assert_eq!(solver.solve(&start, 8, |_| {}), want, "{rules}");
+    }
+}
+
+#[test]
+fn principal_variation_reaches_the_value() {
+    for rules in acyclic_rules(3, 2) {
+        let game = Game::new(rules);
+        let start = Board::start(3, 2);
+        let mut solver = Solver::new(&game, 1).unwrap();
+        let v = solver.value(&start);
+        let pv = solver.principal_variation(&start, v);
+        // Replaying the PV: the mover's net gains, signed by who moved, sum to the value.
+        let mut total = 0;
+        let mut sign = 1;
+        for (_, step) in &pv {
+            total += sign * step.gain();
+            if step.next == Next::Other {
+                sign = -sign;
+            }
+        }
+        assert_eq!(pv.last().map(|(_, s)| s.next), Some(Next::Over), "{rules}");
+        assert_eq!(total, v, "{rules}");
+    }
+}
+
+#[test]
+fn clockwise_rules_are_refused_by_the_search() {
+    let mut b = RulesBuilder::new(3, 3);
+    b.direction = Direction::Cw;
+    let game = Game::new(b.build().unwrap());
+    let err = Solver::new(&game, 1).err().unwrap();
+    assert!(err.to_string().contains("retrograde"), "{err}");
+}
+
+fn random_board(pits: usize, seeds: &[u8]) -> Board {
+    Board::from_cells(pits, &seeds[..2 * pits])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Random positions of larger boards, a random counter-clockwise rule set.
+    #[test]
+    fn agrees_on_random_larger_positions(
+        pits in 4usize..=6,
+        cells in proptest::collection::vec(0u8..=3, 12),
+        rule in 0usize..72,
+    ) {
+        let board = random_board(pits, &cells);
+        prop_assume!(board.seeds() <= 16);
+        let rules = acyclic_rules(pits, 4)[rule];
+        let game = Game::new(rules);
+        let want = reference(&game, &board, &mut HashMap::new());
+        let mut solver = Solver::new(&game, 4).unwrap();
+        prop_assert_eq!(solver.value(&board), want);
+    }
+}

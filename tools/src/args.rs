@@ -1,0 +1,125 @@
+//! Arguments shared by the subcommands: the rule switches and the starting position.
+
+use std::str::FromStr;
+
+use clap::Args;
+use solver::{
+    Capture, Direction, EndRule, OppStore, Position, Remaining, Rules, RulesBuilder, Sowing,
+};
+
+use crate::error::CliError;
+
+/// Pits a side when `--pits` is not given.
+pub const DEFAULT_PITS: usize = 6;
+/// Seeds a pit when `--seeds` is not given.
+pub const DEFAULT_SEEDS: usize = 4;
+
+/// A clap value parser that uses the solver's own `FromStr`, so an unknown value gets the
+/// solver's message listing the accepted spellings.
+fn switch<T: FromStr>(s: &str) -> Result<T, <T as FromStr>::Err> {
+    s.parse()
+}
+
+/// The rule set: board size and every switch of the rule builder.
+#[derive(Args, Clone, Debug, Default)]
+pub struct RulesArgs {
+    /// Pits a side, 1 to 6 [default: 6, or the pit count of --position]
+    #[arg(long, value_name = "M")]
+    pub pits: Option<usize>,
+
+    /// Seeds in each pit at the start, 1 to 12 [default: 4]
+    #[arg(long, value_name = "N")]
+    pub seeds: Option<usize>,
+
+    /// standard: a last seed in an empty own pit takes itself and the opposite pit, if that
+    /// holds seeds; empty: also when the opposite pit is empty; none: no captures
+    /// [default: standard, or none with --sowing relay]
+    #[arg(long, value_name = "RULE", value_parser = switch::<Capture>)]
+    pub capture: Option<Capture>,
+
+    /// single: one lap, the turn ends where the last seed lands; relay: a last seed in an
+    /// occupied pit lifts that pit and sowing goes on [default: single]
+    #[arg(long, value_name = "RULE", value_parser = switch::<Sowing>)]
+    pub sowing: Option<Sowing>,
+
+    /// ccw: own row, own store, then the opponent's row; cw: own row backwards, the
+    /// opponent's row, then the own store [default: ccw]
+    #[arg(long, value_name = "DIR", value_parser = switch::<Direction>)]
+    pub direction: Option<Direction>,
+
+    /// skip: the opponent's store is stepped over; sow: it gets a seed like any pit
+    /// [default: skip]
+    #[arg(long, value_name = "RULE", value_parser = switch::<OppStore>)]
+    pub opp_store: Option<OppStore>,
+
+    /// either: the game ends as soon as either row is empty; mover: only when the player
+    /// due to move has an empty row [default: either]
+    #[arg(long, value_name = "RULE", value_parser = switch::<EndRule>)]
+    pub end: Option<EndRule>,
+
+    /// owner: at the end each player takes the seeds on their own side; emptier: all go to
+    /// the player whose row is empty; discard: they count for nobody [default: owner]
+    #[arg(long, value_name = "RULE", value_parser = switch::<Remaining>)]
+    pub remaining: Option<Remaining>,
+
+    /// Pie rule: after the first turn the second player may swap sides
+    #[arg(long)]
+    pub pie: bool,
+}
+
+impl RulesArgs {
+    /// The rule set, with `--pits` (or the default) as the board size.
+    pub fn rules(&self) -> Result<Rules, solver::RulesError> {
+        self.builder(self.pits.unwrap_or(DEFAULT_PITS)).build()
+    }
+
+    fn builder(&self, pits: usize) -> RulesBuilder {
+        let mut b = RulesBuilder::new(pits, self.seeds.unwrap_or(DEFAULT_SEEDS));
+        b.capture = self.capture;
+        if let Some(v) = self.sowing {
+            b.sowing = v;
+        }
+        if let Some(v) = self.direction {
+            b.direction = v;
+        }
+        if let Some(v) = self.opp_store {
+            b.opp_store = v;
+        }
+        if let Some(v) = self.end {
+            b.end = v;
+        }
+        if let Some(v) = self.remaining {
+            b.remaining = v;
+        }
+        b.pie = self.pie;
+        b
+    }
+}
+
+/// The position to start from.
+#[derive(Args, Clone, Debug, Default)]
+pub struct PositionArg {
+    /// Start from this position instead of the start of the game:
+    /// 'A-pits/A-store/B-pits/B-store/side', pits left to right as numbered (A1..Am,
+    /// B1..Bm), side A (South) or B (North); e.g. 1,0,2/0/0,4,0/0/A
+    #[arg(long, value_name = "P", value_parser = Position::from_str)]
+    pub position: Option<Position>,
+}
+
+/// The rules and the position a command works on.
+///
+/// With `--position` and no `--pits`, the board size is the position's; with both, they
+/// must agree.
+pub fn resolve(rules: &RulesArgs, position: &PositionArg) -> Result<(Rules, Position), CliError> {
+    match position.position {
+        None => {
+            let r = rules.rules()?;
+            Ok((r, Position::start(&r)))
+        }
+        Some(p) => {
+            let r = rules.builder(rules.pits.unwrap_or(p.pits())).build()?;
+            p.check_size(&r)?;
+            Ok((r, p))
+        }
+    }
+}

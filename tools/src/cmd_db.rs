@@ -1,0 +1,526 @@
+//! `kalah db`: build, merge, inspect, verify and probe endgame databases.
+//!
+//! The generator is [`solver::retro`], the directory and shard files are
+//! [`solver::dbfile`], the level files are the `db-format` crate; this module adds the
+//! command line, progress bars, the memory check and the verifier's sampling.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+use db_format::{file_name, level_size, DbError, LevelFile, Ranker};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use solver::cyclic::build_level_cyclic;
+use solver::dbfile::{merge_shards, rules_from_key, write_shard, Database, ShardSpec};
+use solver::retro::{build_level, build_range, rederive, RetroError};
+use solver::{Board, Game, Probe};
+
+use crate::args::{resolve, PositionArg, RulesArgs};
+use crate::error::CliError;
+
+/// Arguments of `kalah db`.
+#[derive(Args, Debug)]
+pub struct DbArgs {
+    #[command(subcommand)]
+    pub command: DbCommand,
+}
+
+/// The database subcommands.
+#[derive(Subcommand, Debug)]
+pub enum DbCommand {
+    /// Build levels 0..=K (skipping those already present and intact), or one shard of level K
+    Build(BuildArgs),
+    /// Join complete sets of shard files in a directory into level files
+    Merge(MergeArgs),
+    /// Print the header of a level file
+    Info(InfoArgs),
+    /// Check every level file of a directory: checksums, then values re-derived from successors
+    Verify(VerifyArgs),
+    /// Print the database value of a position and its final margin
+    Probe(ProbeArgs),
+}
+
+/// Arguments of `kalah db build`.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Highest level: seeds on the board
+    #[arg(long, value_name = "K")]
+    pub max_seeds: u32,
+    /// Directory of the database (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Worker threads [default: all cores]
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Build only slice I of N (0 <= I < N) of level K into a shard file; levels below K
+    /// must be in DIR. Join the shards with `kalah db merge`
+    #[arg(long, value_name = "I/N", value_parser = ShardSpec::parse)]
+    pub shard: Option<ShardSpec>,
+    /// Leave times and speeds out of the output (for reproducible transcripts)
+    #[arg(long)]
+    pub no_timings: bool,
+}
+
+/// Arguments of `kalah db merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Directory holding the shard files
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Keep the shard files after writing the level file
+    #[arg(long)]
+    pub keep_shards: bool,
+}
+
+/// Arguments of `kalah db info`.
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// A level file (*.kdb)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+/// Arguments of `kalah db verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Directory of the database
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Levels with at most this many positions are re-derived entry by entry
+    #[arg(long, value_name = "N", default_value_t = 5_000_000)]
+    pub full_up_to: u64,
+    /// Entries re-derived at random in each larger level
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub sample: u64,
+}
+
+/// Arguments of `kalah db probe`.
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub position: PositionArg,
+    /// Directory of the database
+    #[arg(long, value_name = "DIR")]
+    pub db: PathBuf,
+}
+
+/// Why a database command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DbCmdError {
+    /// A level or shard file, or the directory, is unusable.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// A level could not be generated.
+    #[error(transparent)]
+    Retro(#[from] RetroError),
+    /// The build would not fit in memory.
+    #[error(
+        "level {k} needs {need} MiB of memory but only {avail} MiB are available \
+         (MemAvailable in /proc/meminfo); build fewer seeds or shard it with --shard I/N"
+    )]
+    NoMemory {
+        /// Level.
+        k: u32,
+        /// MiB needed.
+        need: u64,
+        /// MiB available.
+        avail: u64,
+    },
+    /// A level file present under its name fails verification.
+    #[error("{path}: present but damaged ({source}); delete it to rebuild it")]
+    Damaged {
+        /// The file.
+        path: String,
+        /// What verification found.
+        source: DbError,
+    },
+    /// `verify` found problems; they were printed above.
+    #[error("{0} problem(s) found in {1}")]
+    VerifyFailed(usize, String),
+    /// The position has more seeds than the database covers.
+    #[error("the position has {seeds} seeds on the board but the database in {dir} covers at most {max} (levels 0..={max})")]
+    NotCovered {
+        /// Seeds of the position.
+        seeds: u32,
+        /// Highest level.
+        max: u32,
+        /// The directory.
+        dir: String,
+    },
+    /// No level 0 of these rules in the directory.
+    #[error("{dir} holds no level files for rules [{rules}] (missing {first})")]
+    Empty {
+        /// The directory.
+        dir: String,
+        /// The rules asked for.
+        rules: String,
+        /// The name of level 0.
+        first: String,
+    },
+    /// A level of clockwise rules could not be generated.
+    #[error(transparent)]
+    Cyclic(#[from] solver::cyclic::CyclicError),
+    /// `--shard` with rules whose play can cycle.
+    #[error(
+        "--shard needs counter-clockwise rules: the retrograde solver of clockwise rules \
+         builds whole levels only"
+    )]
+    ShardCyclic,
+    /// The rule switches were refused.
+    #[error(transparent)]
+    Rules(#[from] solver::RulesError),
+    /// Thread pool set-up.
+    #[error("cannot start the worker threads: {0}")]
+    Threads(String),
+}
+
+/// Runs a `kalah db` subcommand.
+pub fn run(args: &DbArgs) -> Result<(), CliError> {
+    let r = match &args.command {
+        DbCommand::Build(a) => run_build(a),
+        DbCommand::Merge(a) => run_merge(a),
+        DbCommand::Info(a) => run_info(a),
+        DbCommand::Verify(a) => run_verify(a),
+        DbCommand::Probe(a) => return run_probe(a),
+    };
+    r.map_err(CliError::from)
+}
+
+/// Bytes of memory available to a new process, from `/proc/meminfo` (`None` elsewhere).
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// MiB, rounded up.
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
+}
+
+fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
+    let rules = a.rules.rules()?;
+    let game = Game::new(rules);
+    let key = rules.db_key();
+    let cells = key.cells();
+    std::fs::create_dir_all(&a.out).map_err(|source| DbError::Io {
+        path: a.out.clone(),
+        source,
+    })?;
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = a.threads {
+        pool = pool.num_threads(n);
+    }
+    let pool = pool
+        .build()
+        .map_err(|e| DbCmdError::Threads(e.to_string()))?;
+    let mut out = std::io::stdout().lock();
+    let levels: Vec<u32> = match a.shard {
+        Some(_) => vec![a.max_seeds],
+        None => (0..=a.max_seeds).collect(),
+    };
+    // Memory: the level being built is held whole (one byte a position, also for a
+    // shard); lower levels are only mapped, so the page cache holds what fits of them.
+    let top = Ranker::new(cells, a.max_seeds)?.count();
+    let lower_bytes: u64 = (0..a.max_seeds).map(|k| level_size(cells, k)).sum();
+    let _ = writeln!(
+        out,
+        "{}: levels {}..={} into {}, {} threads",
+        rules,
+        levels[0],
+        a.max_seeds,
+        a.out.display(),
+        pool.current_num_threads()
+    );
+    let _ = writeln!(
+        out,
+        "memory: {} MiB for level {} in memory, {} MiB of lower levels read through maps",
+        mib(top),
+        a.max_seeds,
+        mib(lower_bytes)
+    );
+    if let Some(avail) = mem_available() {
+        if top > avail {
+            return Err(DbCmdError::NoMemory {
+                k: a.max_seeds,
+                need: mib(top),
+                avail: mib(avail),
+            });
+        }
+    }
+    for &k in &levels {
+        let path = a.out.join(file_name(&key, k));
+        if path.exists() {
+            let file = LevelFile::open(&path, &key, k)?;
+            file.verify().map_err(|source| DbCmdError::Damaged {
+                path: path.display().to_string(),
+                source,
+            })?;
+            let _ = writeln!(out, "level {k:3}: present and verified, skipped");
+            continue;
+        }
+        let lower = Database::open_up_to(&a.out, &rules, k.saturating_sub(1))?;
+        let count = Ranker::new(cells, k)?.count();
+        let ranks = match a.shard {
+            Some(s) => s.ranks(count),
+            None => 0..count,
+        };
+        let bar = progress_bar(k, ranks.end - ranks.start);
+        let t0 = Instant::now();
+        let values = pool.install(|| -> Result<Vec<i8>, DbCmdError> {
+            Ok(match a.shard {
+                Some(_) if rules.can_cycle() => return Err(DbCmdError::ShardCyclic),
+                Some(_) => build_range(&game, k, &lower, ranks.clone(), &|n| bar.inc(n))?,
+                // Clockwise play can repeat positions: the retrograde solver.
+                None if rules.can_cycle() => build_level_cyclic(&game, k, &lower, &|n| bar.inc(n))?,
+                None => build_level(&game, k, &lower, &|n| bar.inc(n))?,
+            })
+        })?;
+        let built = t0.elapsed().as_secs_f64();
+        bar.finish_and_clear();
+        let written = match a.shard {
+            Some(s) => write_shard(&a.out, &key, k, s, &values)?,
+            None => db_format::write_level(&a.out, &key, k, &values)?,
+        };
+        let n = values.len() as u64;
+        let name = written
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        if a.no_timings {
+            let _ = writeln!(out, "level {k:3}: {n:>13} positions  {name}");
+        } else {
+            let _ = writeln!(
+                out,
+                "level {k:3}: {n:>13} positions  {built:8.2} s  {:7.2} M positions/s  {name}",
+                n as f64 / built.max(1e-9) / 1e6
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A progress bar of `len` positions for level `k` (hidden when stderr is not a terminal).
+fn progress_bar(k: u32, len: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "level {prefix:>3} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta}",
+    )
+    .map(|s| s.progress_chars("=> "));
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar.set_prefix(k.to_string());
+    bar
+}
+
+fn run_merge(a: &MergeArgs) -> Result<(), DbCmdError> {
+    let written = merge_shards(&a.dir, a.keep_shards)?;
+    let mut out = std::io::stdout().lock();
+    if written.is_empty() {
+        let _ = writeln!(out, "no shard files in {}", a.dir.display());
+    }
+    for p in written {
+        let _ = writeln!(out, "merged and verified {}", p.display());
+    }
+    Ok(())
+}
+
+fn run_info(a: &InfoArgs) -> Result<(), DbCmdError> {
+    let f = LevelFile::open_any(&a.file)?;
+    let h = f.header();
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "file:        {}", a.file.display());
+    let _ = writeln!(out, "version:     {}", h.version);
+    let _ = writeln!(out, "rules:       {}", h.rules);
+    let _ = writeln!(out, "seeds:       {} on the board", h.seeds);
+    let _ = writeln!(out, "entries:     {}", h.entry_count);
+    let _ = writeln!(out, "bytes:       {}", h.file_len().unwrap_or(0));
+    let _ = writeln!(
+        out,
+        "checksum:    {:#018x} (XXH3-64 of the payload)",
+        h.checksum
+    );
+    let _ = writeln!(
+        out,
+        "name:        {}",
+        file_name(&h.rules, u32::from(h.seeds))
+    );
+    Ok(())
+}
+
+fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
+    let mut out = std::io::stdout().lock();
+    let mut problems = 0usize;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&a.dir)
+        .map_err(|source| DbError::Io {
+            path: a.dir.clone(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "kdb"))
+        .collect();
+    files.sort();
+    // Pass 1: headers and checksums.
+    let mut rule_sets = Vec::new();
+    for p in &files {
+        match LevelFile::open_any(p).and_then(|f| f.verify().map(|()| f)) {
+            Ok(f) => {
+                let _ = writeln!(out, "ok       {}", p.display());
+                if !rule_sets.contains(&f.rules()) {
+                    rule_sets.push(f.rules());
+                }
+            }
+            Err(e) => {
+                problems += 1;
+                let _ = writeln!(out, "DAMAGED  {e}");
+            }
+        }
+    }
+    // Pass 2: re-derive entries from their successors' stored values.
+    for key in rule_sets {
+        let rules = match rules_from_key(&key) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(out, "skip re-derivation of [{key}]: {e}");
+                continue;
+            }
+        };
+        let db = match Database::open(&a.dir, &rules) {
+            Ok(db) => db,
+            Err(e) => {
+                let _ = writeln!(out, "skip re-derivation of [{key}]: {e}");
+                continue;
+            }
+        };
+        let game = Game::new(rules);
+        for k in 0..db.levels() {
+            let count = level_size(key.cells(), k);
+            let (checked, bad) = rederive_level(&game, &db, k, count, a);
+            let what = if checked == count {
+                "all".to_string()
+            } else {
+                "sample of".to_string()
+            };
+            match bad {
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "ok       level {k:3} of [{key}]: {what} {checked} entries re-derived"
+                    );
+                }
+                Some((rank, stored, derived)) => {
+                    problems += 1;
+                    let _ = writeln!(
+                        out,
+                        "WRONG    level {k:3} of [{key}]: entry {rank} holds {stored} but its successors give {derived}"
+                    );
+                }
+            }
+        }
+    }
+    if problems > 0 {
+        return Err(DbCmdError::VerifyFailed(
+            problems,
+            a.dir.display().to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Re-derives all entries of level `k` (or a random sample for large levels) and returns
+/// how many were checked and the first mismatch (rank, stored, re-derived).
+fn rederive_level(
+    game: &Game,
+    db: &Database,
+    k: u32,
+    count: u64,
+    a: &VerifyArgs,
+) -> (u64, Option<(u64, i32, String)>) {
+    let Ok(ranker) = Ranker::new(2 * game.pits(), k) else {
+        return (0, None);
+    };
+    let full = count <= a.full_up_to;
+    let n = if full { count } else { a.sample.min(count) };
+    let pick = |i: u64| {
+        if full {
+            i
+        } else {
+            // SplitMix64 of the index: a fixed, reproducible sample.
+            let mut z = i
+                .wrapping_add(u64::from(k) << 40)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) % count
+        }
+    };
+    let m = game.pits();
+    let bad = (0..n).into_par_iter().find_map_first(|i| {
+        let rank = pick(i);
+        let mut c = [0u8; 16];
+        ranker.unrank(rank, &mut c[..2 * m]);
+        let b = Board::from_cells(m, &c[..2 * m]);
+        let stored = db.value(&b)?;
+        let derived = rederive(game, &b, db);
+        (derived != Some(stored)).then(|| {
+            let d = derived.map_or("nothing (a successor is missing)".to_string(), |v| {
+                v.to_string()
+            });
+            (rank, stored, d)
+        })
+    });
+    (n, bad)
+}
+
+fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
+    let (rules, pos) = resolve(&a.rules, &a.position)?;
+    let db = Database::open(&a.db, &rules).map_err(DbCmdError::from)?;
+    if db.levels() == 0 {
+        return Err(DbCmdError::Empty {
+            dir: a.db.display().to_string(),
+            rules: rules.db_key().to_string(),
+            first: file_name(&rules.db_key(), 0),
+        }
+        .into());
+    }
+    let board = pos.board();
+    let seeds = board.seeds();
+    let value = db
+        .value(&board)
+        .filter(|_| seeds <= db.max_seeds())
+        .ok_or_else(|| DbCmdError::NotCovered {
+            seeds,
+            max: db.max_seeds(),
+            dir: a.db.display().to_string(),
+        })?;
+    let side = pos.to_move;
+    let margin = pos.store_margin() + side.sign() * value;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "position: {pos}")?;
+    writeln!(
+        out,
+        "level:    {} ({seeds} seeds on the board)",
+        Path::new(&file_name(&rules.db_key(), seeds)).display()
+    )?;
+    writeln!(
+        out,
+        "value:    {value:+} (future net gain of {}, the side to move)",
+        side.letter()
+    )?;
+    writeln!(
+        out,
+        "margin:   {margin:+} (final South minus North: store margin {:+} {} {})",
+        pos.store_margin(),
+        if side.sign() > 0 { "+" } else { "-" },
+        value
+    )?;
+    Ok(())
+}

@@ -1,0 +1,435 @@
+//! `kalah solve` and `kalah moves`: exact final margins of a position and of its moves.
+//!
+//! Every value printed is a final margin, South's store minus North's at the very end of
+//! perfect play, stores included.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use solver::analysis::{self, DbOracle, MoveMargin, Oracle, Solution};
+use solver::dbfile::Database;
+use solver::mtdf::Iteration;
+use solver::pie::{self, PieAnalysis};
+use solver::tt::EXACT;
+use solver::{cyclic, Game, MemoryDb, Position, Rules, Solver};
+
+use crate::args::{resolve, PositionArg, RulesArgs};
+use crate::error::CliError;
+
+/// The longest principal variation printed for rules that can cycle.
+const CYCLIC_PV_LIMIT: usize = 200;
+
+/// Options shared by the commands that search.
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Transposition table size in MiB
+    #[arg(long, value_name = "MB", default_value_t = 1024)]
+    pub tt_mb: usize,
+    /// Worker threads (moves: root moves solved in parallel)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+    /// Endgame database directory (from `kalah db build`) to probe
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Deepest depth-limited iteration before the exact search
+    #[arg(long, value_name = "D", default_value_t = 8)]
+    pub max_depth: u8,
+}
+
+/// Arguments of `kalah solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub position: PositionArg,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// One JSON object on stdout instead of the readable report
+    #[arg(long)]
+    pub json: bool,
+    /// No progress display on stderr
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Arguments of `kalah moves`.
+#[derive(Args, Debug)]
+pub struct MovesArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub position: PositionArg,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// One JSON object per move on stdout
+    #[arg(long)]
+    pub json: bool,
+    /// No progress display on stderr
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// A progress display on stderr: a spinner, and one line per finished step.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    pub fn new(quiet: bool, what: &str) -> Progress {
+        if quiet {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                // Invariant: the template above is valid.
+                .expect("valid progress template"),
+        );
+        bar.set_message(what.to_string());
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        Progress { bar: Some(bar) }
+    }
+
+    /// Print a line above the spinner (or on stderr when it is not a terminal).
+    pub fn line(&self, s: &str) {
+        if let Some(bar) = &self.bar {
+            if bar.is_hidden() {
+                eprintln!("{s}");
+            } else {
+                bar.println(s);
+            }
+        }
+    }
+
+    pub fn message(&self, s: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(s.to_string());
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// How a position gets its values: the search (optionally probing a database), or for
+/// rules that can cycle a database built in memory by retrograde analysis.
+enum Engine<'a> {
+    Search(Box<Solver<'a>>),
+    Retro(DbOracle<'a>),
+}
+
+impl Engine<'_> {
+    fn oracle(&mut self) -> &mut dyn Oracle {
+        match self {
+            Engine::Search(s) => &mut **s,
+            Engine::Retro(o) => o,
+        }
+    }
+}
+
+/// Resources that must outlive the engine.
+struct Backing {
+    game: Game,
+    db: Option<Database>,
+    memory: Option<MemoryDb>,
+}
+
+fn backing(
+    rules: Rules,
+    pos: &Position,
+    search: &SearchArgs,
+    progress: &Progress,
+) -> Result<Backing, CliError> {
+    let game = Game::new(rules);
+    let db = match &search.db {
+        Some(dir) => {
+            let db = Database::open(dir, &rules).map_err(crate::cmd_db::DbCmdError::from)?;
+            progress.line(&format!(
+                "database {}: levels 0..={}",
+                dir.display(),
+                db.levels().saturating_sub(1)
+            ));
+            Some(db)
+        }
+        None => None,
+    };
+    let memory = if rules.can_cycle() {
+        let seeds = pos.board_seeds();
+        progress.line(&format!(
+            "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} seeds"
+        ));
+        let t = Instant::now();
+        let mem = cyclic::solve_in_memory(&game, &pos.board(), |k, n| {
+            progress.message(&format!("retrograde level {k}/{seeds}: {n} boards"));
+        })
+        .map_err(|e| CliError::Solve(e.to_string()))?;
+        progress.line(&format!(
+            "retrograde analysis done in {:.2}s",
+            t.elapsed().as_secs_f64()
+        ));
+        Some(mem)
+    } else {
+        None
+    };
+    Ok(Backing { game, db, memory })
+}
+
+fn engine<'a>(b: &'a Backing, search: &SearchArgs) -> Result<Engine<'a>, CliError> {
+    if let Some(mem) = &b.memory {
+        return Ok(Engine::Retro(DbOracle {
+            game: &b.game,
+            db: mem,
+        }));
+    }
+    let mut solver =
+        Solver::new(&b.game, search.tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
+    if let Some(db) = &b.db {
+        solver = solver.with_probe(db);
+    }
+    Ok(Engine::Search(Box::new(solver)))
+}
+
+fn signed(v: i32) -> String {
+    format!("{v:+}")
+}
+
+fn depth_name(d: u8) -> String {
+    if d == EXACT {
+        "exact".to_string()
+    } else {
+        format!("depth {d}")
+    }
+}
+
+fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: Instant) {
+    let secs = start.elapsed().as_secs_f64();
+    progress.line(&format!(
+        "{:>8}: margin {:>4}  nodes {:>13}  tests {:>2}  {:>8.2}s",
+        depth_name(it.depth),
+        signed(pos.store_margin() + pos.to_move.sign() * it.value),
+        it.nodes,
+        it.tests,
+        secs
+    ));
+}
+
+/// `kalah solve`.
+pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
+    let (rules, pos) = resolve(&a.rules, &a.position)?;
+    let progress = Progress::new(a.quiet, &format!("solving {rules}"));
+    let back = backing(rules, &pos, &a.search, &progress)?;
+    let mut engine = engine(&back, &a.search)?;
+    let start = Instant::now();
+    let solution: Solution = match &mut engine {
+        Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
+            report_iteration(&progress, &pos, it, start)
+        }),
+        Engine::Retro(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
+    };
+    let pie = if rules.pie {
+        progress.message("pie rule: solving every whole first turn");
+        Some(pie::analyse(engine.oracle(), &pos))
+    } else {
+        None
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    progress.finish();
+    let (nodes, probes, tt) = match &engine {
+        Engine::Search(s) => (s.nodes, s.probes, Some(s.table_stats())),
+        Engine::Retro(_) => (0, 0, None),
+    };
+    let nps = if seconds > 0.0 {
+        nodes as f64 / seconds
+    } else {
+        0.0
+    };
+    let pv: Vec<String> = solution.pv.iter().map(|m| m.to_string()).collect();
+    let method = match engine {
+        Engine::Search(_) => "mtdf",
+        Engine::Retro(_) => "retrograde",
+    };
+    if a.json {
+        let mut obj = json!({
+            "rules": rules.to_string(),
+            "position": pos.to_string(),
+            "value": solution.margin,
+            "future_gain": solution.value,
+            "side_to_move": pos.to_move.letter().to_string(),
+            "best_move": pv.first(),
+            "pv": pv,
+            "nodes": nodes,
+            "db_probes": probes,
+            "seconds": seconds,
+            "nodes_per_second": nps,
+            "method": method,
+            "proved": true,
+        });
+        if let Some(p) = &pie {
+            obj["pie_value"] = json!(p.pie_value);
+            obj["turns"] = pie_turns_json(p);
+        }
+        println!("{obj}");
+        return Ok(());
+    }
+    println!("rules:     {rules}");
+    println!("position:  {pos}");
+    println!(
+        "value:     {} (final margin, South minus North; {} to move gains {} more than the opponent)",
+        signed(solution.margin),
+        crate::view::side_name(pos.to_move),
+        signed(solution.value)
+    );
+    match pv.first() {
+        Some(b) => println!("best move: {b}"),
+        None => println!("best move: none (the game is over)"),
+    }
+    if !pv.is_empty() {
+        let more = if method == "retrograde" && pv.len() == CYCLIC_PV_LIMIT {
+            " …"
+        } else {
+            ""
+        };
+        println!("pv:        {}{more}", pv.join(" "));
+    }
+    println!("method:    {method}");
+    println!(
+        "nodes:     {nodes}  ({:.0} nodes/s; {probes} database probes)",
+        nps
+    );
+    println!("time:      {seconds:.3}s");
+    if let (Engine::Search(s), Some(st)) = (&engine, tt) {
+        println!(
+            "table:     {} MiB, {} probes, {:.1}% hits, {} stores, {} evictions",
+            s.table.bytes() >> 20,
+            st.probes,
+            100.0 * st.hits as f64 / st.probes.max(1) as f64,
+            st.stores,
+            st.evictions
+        );
+    }
+    if let Some(p) = &pie {
+        print_pie(p, pos.to_move);
+    }
+    Ok(())
+}
+
+fn pie_turns_json(p: &PieAnalysis) -> serde_json::Value {
+    p.turns
+        .iter()
+        .map(|t| {
+            json!({
+                "turn": t.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "),
+                "value": t.margin,
+                "swap": t.swap,
+            })
+        })
+        .collect()
+}
+
+fn print_pie(p: &PieAnalysis, opener: solver::Side) {
+    println!(
+        "pie rule:  the opener ({}) ends with {} under the pie rule",
+        crate::view::side_name(opener),
+        signed(p.pie_value)
+    );
+    println!("  {:<24} {:>7}  second player", "first turn", "margin");
+    for t in &p.turns {
+        let turn = t
+            .moves
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(" ");
+        println!(
+            "  {:<24} {:>7}  {}",
+            turn,
+            signed(t.margin),
+            if t.swap { "swaps" } else { "keeps" }
+        );
+    }
+}
+
+/// `kalah moves`.
+pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
+    let (rules, pos) = resolve(&a.rules, &a.position)?;
+    let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
+    let back = backing(rules, &pos, &a.search, &progress)?;
+    let start = Instant::now();
+    let margins: Vec<MoveMargin> = if a.search.threads > 1 && back.memory.is_none() {
+        parallel_move_margins(&back, &pos, &a.search)?
+    } else {
+        let mut engine = engine(&back, &a.search)?;
+        analysis::move_margins(engine.oracle(), &pos)
+    };
+    progress.finish();
+    let seconds = start.elapsed().as_secs_f64();
+    if a.json {
+        for m in &margins {
+            println!("{}", json!({"move": m.text.to_string(), "value": m.margin}));
+        }
+        return Ok(());
+    }
+    if margins.is_empty() {
+        println!("no moves: the game is over");
+        return Ok(());
+    }
+    println!("{rules}");
+    println!("position: {pos}");
+    println!("{:<8} {:>7}", "move", "margin");
+    for m in &margins {
+        println!("{:<8} {:>7}", m.text.to_string(), signed(m.margin));
+    }
+    println!(
+        "({} moves, {:.3}s; margins are South minus North)",
+        margins.len(),
+        seconds
+    );
+    Ok(())
+}
+
+/// Root moves solved in parallel, each worker with its own table.
+fn parallel_move_margins(
+    back: &Backing,
+    pos: &Position,
+    search: &SearchArgs,
+) -> Result<Vec<MoveMargin>, CliError> {
+    use rayon::prelude::*;
+    let game = &back.game;
+    let steps: Vec<_> = game.steps(&pos.board()).collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(search.threads)
+        .build()
+        .map_err(|e| CliError::Solve(e.to_string()))?;
+    let tt_mb = (search.tt_mb / search.threads).max(1);
+    let sign = pos.to_move.sign();
+    let results: Result<Vec<MoveMargin>, CliError> = pool.install(|| {
+        steps
+            .par_iter()
+            .map(|&(pit, step)| {
+                let mut solver =
+                    Solver::new(game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
+                if let Some(db) = &back.db {
+                    solver = solver.with_probe(db);
+                }
+                let child = match step.next {
+                    solver::Next::Over => 0,
+                    _ => solver.value(&step.board),
+                };
+                Ok(MoveMargin {
+                    text: solver::MoveText::annotated(pos.to_move, pit, &step),
+                    margin: pos.store_margin() + sign * step.value_through(child),
+                })
+            })
+            .collect()
+    });
+    let mut out = results?;
+    out.sort_by_key(|m| (-sign * m.margin, m.text.pit));
+    Ok(out)
+}

@@ -1,0 +1,208 @@
+//! `kalah db` end to end: build, verify, corrupt, shard and merge, info and probe.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn kalah() -> Command {
+    Command::cargo_bin("kalah").unwrap()
+}
+
+const K3: &str = "m3-standard-single-ccw-skip-either-owner-k003.kdb";
+
+fn build(dir: &Path, pits: &str, k: &str, extra: &[&str]) -> String {
+    let out = kalah()
+        .args([
+            "db",
+            "build",
+            "--pits",
+            pits,
+            "--max-seeds",
+            k,
+            "--no-timings",
+            "--out",
+        ])
+        .arg(dir)
+        .args(extra)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn verify_passes_then_reports_a_flipped_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), "3", "6", &[]);
+    let ok = kalah()
+        .args(["db", "verify"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let text = String::from_utf8(ok.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("entries re-derived"), "{text}");
+
+    let path = dir.path().join(K3);
+    let mut bytes = fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    fs::write(&path, &bytes).unwrap();
+    let bad = kalah()
+        .args(["db", "verify"])
+        .arg(dir.path())
+        .assert()
+        .failure()
+        .code(1);
+    let out = bad.get_output();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("payload checksum mismatch") && stdout.contains(K3),
+        "{stdout}"
+    );
+    assert!(stderr.contains("problem(s) found"), "{stderr}");
+}
+
+#[test]
+fn verify_catches_a_wrong_value_with_a_valid_checksum() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), "3", "5", &[]);
+    // Rewrite level 3 with one value changed and a fresh, matching checksum.
+    let path = dir.path().join(K3);
+    let f = db_format::LevelFile::open_any(&path).unwrap();
+    let mut values = f.values().to_vec();
+    let rules = f.rules();
+    drop(f);
+    values[10] = if values[10] == 0 { 1 } else { 0 };
+    fs::remove_file(&path).unwrap();
+    db_format::write_level_to(&path, &rules, 3, &values).unwrap();
+    let bad = kalah()
+        .args(["db", "verify"])
+        .arg(dir.path())
+        .assert()
+        .failure();
+    let stdout = String::from_utf8_lossy(&bad.get_output().stdout).into_owned();
+    assert!(stdout.contains("WRONG    level   3"), "{stdout}");
+}
+
+#[test]
+fn truncated_wrong_version_and_wrong_rules_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), "3", "4", &[]);
+    let path = dir.path().join(K3);
+    let bytes = fs::read(&path).unwrap();
+    fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+    let out = kalah().args(["db", "info"]).arg(&path).assert().failure();
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("(truncated)"));
+    let mut v = bytes.clone();
+    v[8] = 9;
+    fs::write(&path, &v).unwrap();
+    let out = kalah()
+        .args(["db", "verify"])
+        .arg(dir.path())
+        .assert()
+        .failure();
+    assert!(
+        String::from_utf8_lossy(&out.get_output().stdout).contains("unsupported format version 9")
+    );
+    // A valid file of other rules where the build expects level 3: the build refuses it.
+    let mut v = bytes.clone();
+    v[13] = 2; // capture = none
+    fs::write(&path, &v).unwrap();
+    let out = kalah()
+        .args(["db", "build", "--pits", "3", "--max-seeds", "4", "--out"])
+        .arg(dir.path())
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("database is for rules") && err.contains("capture=none"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sharded_build_and_merge_equal_the_whole_build() {
+    let whole = tempfile::tempdir().unwrap();
+    let sharded = tempfile::tempdir().unwrap();
+    let text = build(whole.path(), "4", "9", &[]);
+    assert!(
+        text.contains("level   9:         11440 positions"),
+        "{text}"
+    );
+    build(sharded.path(), "4", "8", &[]);
+    for i in 0..3 {
+        build(sharded.path(), "4", "9", &["--shard", &format!("{i}/3")]);
+    }
+    let name = "m4-standard-single-ccw-skip-either-owner-k009.kdb";
+    assert!(sharded.path().join(format!("{name}.shard-2-of-3")).exists());
+    kalah()
+        .args(["db", "merge", "--dir"])
+        .arg(sharded.path())
+        .assert()
+        .success();
+    let a = fs::read(whole.path().join(name)).unwrap();
+    let b = fs::read(sharded.path().join(name)).unwrap();
+    assert!(a == b, "merged level differs");
+    // Extending the build skips the present levels.
+    let text = build(sharded.path(), "4", "10", &[]);
+    assert!(
+        text.contains("level   9: present and verified, skipped"),
+        "{text}"
+    );
+}
+
+#[test]
+fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), "3", "6", &[]);
+    // North to move, 2 seeds each side; B's store leads 5 to 3.
+    let out = kalah()
+        .args(["db", "probe", "--db"])
+        .arg(dir.path())
+        .args(["--position", "1,1,0/3/0,0,2/5/B"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    // North's only move B3 ends the game: North +1, South sweeps 3, so the value is -2
+    // for North and the final margin is (3 - 5) + 2 = 0.
+    assert!(
+        text.contains("value:    -2") && text.contains("margin:   +0"),
+        "{text}"
+    );
+    let out = kalah()
+        .args(["db", "probe", "--db"])
+        .arg(dir.path())
+        .args(["--position", "4,4,4/0/4,4,4/0/A"])
+        .assert()
+        .failure();
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("covers at most 6"));
+    // Clockwise rules go to the retrograde solver; --shard is refused for them.
+    let cw = tempfile::tempdir().unwrap();
+    build(cw.path(), "3", "5", &["--direction", "cw"]);
+    kalah()
+        .args(["db", "verify"])
+        .arg(cw.path())
+        .assert()
+        .success();
+    let out = kalah()
+        .args([
+            "db",
+            "build",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "6",
+            "--direction",
+            "cw",
+        ])
+        .args(["--shard", "0/2", "--out"])
+        .arg(cw.path())
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("--shard needs counter-clockwise rules"),
+        "{err}"
+    );
+}
