@@ -120,50 +120,46 @@ impl<'a> Solver<'a> {
         }
         let nodes_before = self.nodes;
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
+        let mut best = i32::MIN;
+        let mut best_move = NO_MOVE;
 
-        let mut moves = [(0u8, 0i32, Step::NONE); 8];
-        let mut n = 0;
+        // The table's move first, before the other moves are even sown: it often cuts.
         let mut mask = self.game.legal_mask(board);
-        while mask != 0 {
-            let pit = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let step = self.game.play(board, pit);
-            let order = if pit as u8 == tt_move {
-                1 << 20
-            } else {
-                match step.next {
+        if tt_move != NO_MOVE && mask & (1 << tt_move) != 0 {
+            mask &= !(1 << tt_move);
+            let step = self.game.play(board, tt_move as usize);
+            best = self.through(&step, seeds, beta, child_depth);
+            best_move = tt_move;
+        }
+        if best < beta {
+            let mut moves = [(0u8, 0i32, Step::NONE); 8];
+            let mut n = 0;
+            while mask != 0 {
+                let pit = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let step = self.game.play(board, pit);
+                let order = match step.next {
                     Next::Over => 1 << 19,
                     Next::Same => (1 << 18) + pit as i32,
                     Next::Other => ((step.captured as i32) << 8) + pit as i32,
+                };
+                // Insertion by order, best first.
+                let mut j = n;
+                while j > 0 && moves[j - 1].1 < order {
+                    moves[j] = moves[j - 1];
+                    j -= 1;
                 }
-            };
-            // Insertion by order, best first.
-            let mut j = n;
-            while j > 0 && moves[j - 1].1 < order {
-                moves[j] = moves[j - 1];
-                j -= 1;
+                moves[j] = (pit as u8, order, step);
+                n += 1;
             }
-            moves[j] = (pit as u8, order, step);
-            n += 1;
-        }
-
-        let mut best = i32::MIN;
-        let mut best_move = NO_MOVE;
-        for &(pit, _, step) in &moves[..n] {
-            let g = step.gain();
-            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
-            let v = match step.next {
-                Next::Over => g,
-                // The child can gain at most `child_seeds`: skip it when even that fails.
-                _ if g + child_seeds < beta => g + child_seeds,
-                Next::Same => g + self.test(&step.board, child_seeds, beta - g, child_depth),
-                Next::Other => g - self.test(&step.board, child_seeds, g - beta + 1, child_depth),
-            };
-            if v > best {
-                best = v;
-                best_move = pit;
-                if v >= beta {
-                    break;
+            for &(pit, _, step) in &moves[..n] {
+                let v = self.through(&step, seeds, beta, child_depth);
+                if v > best {
+                    best = v;
+                    best_move = pit;
+                    if v >= beta {
+                        break;
+                    }
                 }
             }
         }
@@ -175,6 +171,21 @@ impl<'a> Solver<'a> {
                 .store(board, depth, -seeds, best, best_move, work);
         }
         best
+    }
+
+    /// The mover's value through `step` (same bound contract as [`Solver::test`] against
+    /// `beta`), from a board with `seeds` seeds.
+    #[inline]
+    fn through(&mut self, step: &Step, seeds: i32, beta: i32, depth: u8) -> i32 {
+        let g = step.gain();
+        let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+        match step.next {
+            Next::Over => g,
+            // The child can gain at most `child_seeds`: skip it when even that fails.
+            _ if g + child_seeds < beta => g + child_seeds,
+            Next::Same => g + self.test(&step.board, child_seeds, beta - g, depth),
+            Next::Other => g - self.test(&step.board, child_seeds, g - beta + 1, depth),
+        }
     }
 
     /// MTD(f): the value of a non-terminal `board` at `depth`, from a first guess.
@@ -272,22 +283,15 @@ impl<'a> Solver<'a> {
         let mut value = value;
         while self.game.terminal_value(&board).is_none() {
             let seeds = board.seeds() as i32;
+            // The table's move first: it is usually the one that proved the value.
+            let tt_move = self.table.probe(&board).map_or(NO_MOVE, |e| e.mv);
+            let mut steps: Vec<(usize, Step)> = self.game.steps(&board).collect();
+            steps.sort_by_key(|&(pit, _)| pit as u8 != tt_move);
             let mut chosen = None;
-            for (pit, step) in self.game.steps(&board) {
-                let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
-                let g = step.gain();
+            for (pit, step) in steps {
                 // The move keeps the value iff its value is at least `value` (no move
                 // exceeds the board's value).
-                let keeps = match step.next {
-                    Next::Over => g >= value,
-                    Next::Same => {
-                        g + self.test(&step.board, child_seeds, value - g, EXACT) >= value
-                    }
-                    Next::Other => {
-                        g - self.test(&step.board, child_seeds, g - value + 1, EXACT) >= value
-                    }
-                };
-                if keeps {
+                if self.through(&step, seeds, value, EXACT) >= value {
                     chosen = Some((pit, step));
                     break;
                 }

@@ -7,7 +7,7 @@
 //!
 //! # Layout
 //!
-//! Buckets of two 24-byte entries; a board hashes to one bucket. Each entry holds a lower
+//! Buckets of two 24-byte entries (three words each, see `Slot`); a board hashes to one bucket. Each entry holds a lower
 //! and an upper bound on the value, the search depth they hold for ([`EXACT`] for bounds on
 //! the true value), the best move found, and the work done to find them (log2 of the nodes
 //! searched below).
@@ -30,7 +30,7 @@ pub const EXACT: u8 = u8::MAX;
 pub const NO_MOVE: u8 = u8::MAX;
 
 /// One stored result. `lo <= value <= hi` for the search at `depth`.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Entry {
     key: [u64; 2],
     pub lo: i16,
@@ -40,10 +40,46 @@ pub struct Entry {
     pub mv: u8,
     /// log2 of the nodes searched to produce this entry, plus one; 0 marks an empty slot.
     work: u8,
-    _pad: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<Entry>() == 24);
+/// An entry as stored: three words, all zero for an empty slot (so a new table is
+/// zeroed memory that the system hands out lazily).
+///
+/// | word | bits   | field                          |
+/// |------|--------|--------------------------------|
+/// | 0    | 0..64  | key bits 0..64                 |
+/// | 1    | 0..64  | key bits 64..128               |
+/// | 2    | 0..16  | `lo` (i16)                     |
+/// | 2    | 16..32 | `hi` (i16)                     |
+/// | 2    | 32..40 | `depth`                        |
+/// | 2    | 40..48 | `mv`                           |
+/// | 2    | 48..56 | `work` (0: the slot is empty)  |
+type Slot = [u64; 3];
+
+impl Entry {
+    #[inline]
+    fn pack(&self) -> Slot {
+        let data = (self.lo as u16 as u64)
+            | (self.hi as u16 as u64) << 16
+            | (self.depth as u64) << 32
+            | (self.mv as u64) << 40
+            | (self.work as u64) << 48;
+        [self.key[0], self.key[1], data]
+    }
+
+    #[inline]
+    fn unpack(s: &Slot) -> Entry {
+        let d = s[2];
+        Entry {
+            key: [s[0], s[1]],
+            lo: d as u16 as i16,
+            hi: (d >> 16) as u16 as i16,
+            depth: (d >> 32) as u8,
+            mv: (d >> 40) as u8,
+            work: (d >> 48) as u8,
+        }
+    }
+}
 
 /// Table statistics, for the solver's report.
 #[derive(Clone, Copy, Debug, Default)]
@@ -57,7 +93,7 @@ pub struct Stats {
 
 /// A fixed-size table of buckets of two entries.
 pub struct Table {
-    buckets: Vec<[Entry; 2]>,
+    buckets: Vec<[Slot; 2]>,
     mask: usize,
     pub stats: Stats,
 }
@@ -74,19 +110,25 @@ fn hash(key: u128) -> u64 {
     h ^ (h >> 31)
 }
 
+#[inline]
+fn occupied(s: &Slot) -> bool {
+    s[2] >> 48 != 0
+}
+
 impl Table {
     /// A table of at most `megabytes` MiB (rounded down to a power of two buckets, at least
     /// one bucket).
     pub fn new(megabytes: usize) -> Table {
         let bytes = megabytes.max(1) * (1 << 20);
-        let want = (bytes / std::mem::size_of::<[Entry; 2]>()).max(1);
+        let want = (bytes / std::mem::size_of::<[Slot; 2]>()).max(1);
         let n = if want.is_power_of_two() {
             want
         } else {
             want.next_power_of_two() / 2
         };
         Table {
-            buckets: vec![[Entry::default(); 2]; n],
+            // All-zero words: `vec!` asks the allocator for zeroed pages.
+            buckets: vec![[[0u64; 3]; 2]; n],
             mask: n - 1,
             stats: Stats::default(),
         }
@@ -94,7 +136,7 @@ impl Table {
 
     /// Bytes the table occupies.
     pub fn bytes(&self) -> usize {
-        self.buckets.len() * std::mem::size_of::<[Entry; 2]>()
+        self.buckets.len() * std::mem::size_of::<[Slot; 2]>()
     }
 
     /// Entries in use (a scan of the whole table).
@@ -102,7 +144,7 @@ impl Table {
         self.buckets
             .iter()
             .flat_map(|b| b.iter())
-            .filter(|e| e.work != 0)
+            .filter(|e| occupied(e))
             .count()
     }
 
@@ -113,7 +155,7 @@ impl Table {
 
     /// Forget everything.
     pub fn clear(&mut self) {
-        self.buckets.fill([Entry::default(); 2]);
+        self.buckets.fill([[0; 3]; 2]);
         self.stats = Stats::default();
     }
 
@@ -129,7 +171,10 @@ impl Table {
         let k = split(key);
         self.stats.probes += 1;
         let b = &self.buckets[self.bucket(key)];
-        let hit = b.iter().find(|e| e.work != 0 && e.key == k).copied();
+        let hit = b
+            .iter()
+            .find(|s| occupied(s) && s[0] == k[0] && s[1] == k[1])
+            .map(Entry::unpack);
         if hit.is_some() {
             self.stats.hits += 1;
         }
@@ -146,8 +191,9 @@ impl Table {
         self.stats.stores += 1;
         let idx = self.bucket(key);
         let bucket = &mut self.buckets[idx];
-        for e in bucket.iter_mut() {
-            if e.work != 0 && e.key == k {
+        for slot in bucket.iter_mut() {
+            if occupied(slot) && slot[0] == k[0] && slot[1] == k[1] {
+                let mut e = Entry::unpack(slot);
                 if depth == e.depth {
                     e.lo = e.lo.max(lo as i16);
                     e.hi = e.hi.min(hi as i16);
@@ -162,6 +208,7 @@ impl Table {
                     e.mv = mv;
                 }
                 e.work = e.work.max(work);
+                *slot = e.pack();
                 return;
             }
         }
@@ -172,17 +219,20 @@ impl Table {
             depth,
             mv,
             work,
-            _pad: 0,
         };
-        let old = bucket[0];
-        if old.work != 0 || bucket[1].work != 0 {
+        let old = Entry::unpack(&bucket[0]);
+        let (keep, drop) = if (new.depth, new.work) >= (old.depth, old.work) {
+            (new, old)
+        } else {
+            (old, new)
+        };
+        // The loser takes the second slot, evicting whatever was there.
+        if occupied(&bucket[1]) && drop.work != 0 {
             self.stats.evictions += 1;
         }
-        if (new.depth, new.work) >= (old.depth, old.work) {
-            bucket[1] = old;
-            bucket[0] = new;
-        } else {
-            bucket[1] = new;
+        bucket[0] = keep.pack();
+        if drop.work != 0 {
+            bucket[1] = drop.pack();
         }
     }
 }

@@ -23,6 +23,10 @@ pub enum CliError {
     /// The solver refused or failed (for example, rules it cannot search).
     #[error("{0}")]
     Solve(String),
+    /// A computed value differs from the published or expected one (`kalah verify`,
+    /// `kalah bench`).
+    #[error("{0}")]
+    Mismatch(String),
     /// Writing the output failed.
     #[error("cannot write the output: {0}")]
     Io(#[from] std::io::Error),
@@ -33,7 +37,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Rules(_) | CliError::Position(_) | CliError::Record(_) => 2,
-            CliError::Io(_) | CliError::Db(_) | CliError::Solve(_) => 1,
+            CliError::Io(_) | CliError::Db(_) | CliError::Solve(_) | CliError::Mismatch(_) => 1,
         }
     }
 }

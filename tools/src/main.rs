@@ -4,9 +4,11 @@
 //! own `cmd_*` module with one `run` function returning [`error::CliError`].
 
 mod args;
+mod cmd_bench;
 mod cmd_db;
 mod cmd_play;
 mod cmd_solve;
+mod cmd_verify;
 mod error;
 mod view;
 
@@ -40,6 +42,10 @@ enum Command {
     /// Endgame databases: build (in parallel, sharded across machines), merge, info,
     /// verify, probe
     Db(cmd_db::DbArgs),
+    /// Solve the published Kalah(m,n) start positions and compare with the published values
+    Verify(cmd_verify::VerifyArgs),
+    /// Solve a fixed list of positions, check their values, print nodes and nodes/s
+    Bench(cmd_bench::BenchArgs),
 }
 
 fn run(cli: &Cli) -> Result<(), CliError> {
@@ -49,6 +55,8 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Db(a) => cmd_db::run(a),
         Command::Solve(a) => cmd_solve::run_solve(a),
         Command::Moves(a) => cmd_solve::run_moves(a),
+        Command::Verify(a) => cmd_verify::run(a),
+        Command::Bench(a) => cmd_bench::run(a),
     }
 }
 

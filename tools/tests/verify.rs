@@ -1,0 +1,93 @@
+//! `kalah verify` on real invocations: a few published cases solved and agreeing, one JSON
+//! object per case, and a wrong published value making the exit status non-zero.
+//!
+//! CI runs the whole `kalah verify --quick` separately (`.ci/run`); these tests pick
+//! cases that take well under a second each.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Published cases that solve in milliseconds.
+const SMALL: &str = "4x1-empty,4x2-empty,4x3-empty,5x2-empty,5x3-empty,6x2-empty";
+
+fn kalah(args: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("kalah").unwrap().args(args).assert()
+}
+
+fn stdout(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8(a.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn small_published_cases_agree() {
+    let a = kalah(&["verify", "--quiet", "--tt-mb", "16", "--cases", SMALL]).success();
+    let out = stdout(&a);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("Kalah(")).collect();
+    assert_eq!(rows.len(), 6, "{out}");
+    for row in &rows {
+        assert!(row.contains(" yes "), "{row}");
+    }
+    assert!(out.contains("6 of 6 cases agree"), "{out}");
+}
+
+#[test]
+fn json_prints_one_object_per_case() {
+    let a = kalah(&[
+        "verify",
+        "--quiet",
+        "--json",
+        "--tt-mb",
+        "16",
+        "--cases",
+        "4x3-empty,6x2-empty",
+    ])
+    .success();
+    let objs: Vec<Value> = stdout(&a)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objs.len(), 2);
+    assert_eq!(objs[0]["case"], "4x3-empty");
+    assert_eq!(objs[0]["published"], 8);
+    assert_eq!(objs[0]["value"], 8);
+    assert_eq!(objs[1]["board"], "Kalah(6,2)");
+    assert_eq!(objs[1]["value"], 10);
+    for o in &objs {
+        assert_eq!(o["agrees"], true);
+        assert!(o["nodes"].as_u64().unwrap() > 0);
+        assert!(o["source"].as_str().unwrap().contains("Irving"));
+    }
+}
+
+#[test]
+fn a_wrong_published_value_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("published.txt");
+    std::fs::write(
+        &data,
+        "# Source: a deliberately wrong table\n4 2 empty +6 quick\n4 3 empty +4 quick\n",
+    )
+    .unwrap();
+    let a = kalah(&["verify", "--quiet", "--data", data.to_str().unwrap()]).code(1);
+    let out = stdout(&a);
+    assert!(out.contains(" NO "), "{out}");
+    assert!(out.contains("1 of 2 cases agree"), "{out}");
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("4x3-empty"), "{err}");
+}
+
+#[test]
+fn an_unknown_case_is_refused() {
+    let a = kalah(&["verify", "--quiet", "--cases", "9x9-empty"]).code(1);
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("no published case '9x9-empty'"), "{err}");
+}
+
+#[test]
+fn list_shows_every_case_with_its_cost_class() {
+    let a = kalah(&["verify", "--list", "--all"]).success();
+    let out = stdout(&a);
+    assert_eq!(out.lines().count(), 19, "{out}");
+    assert!(out.contains("6x4-standard"), "{out}");
+    assert!(out.contains("Rawlings"), "{out}");
+}
