@@ -63,7 +63,7 @@ impl<'a> Solver<'a> {
         }
         Ok(Solver {
             game,
-            table: Table::new(tt_mb),
+            table: Table::new(tt_mb).map_err(|e| SolveError::Table(tt_mb, e.to_string()))?,
             probe: None,
             probe_max: 0,
             nodes: 0,
@@ -323,4 +323,6 @@ pub enum SolveError {
          these rules are solved by retrograde analysis (kalah db build, then kalah solve --db)"
     )]
     Cyclic,
+    #[error("cannot allocate a transposition table of {0} MiB: {1}")]
+    Table(usize, String),
 }

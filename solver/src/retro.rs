@@ -153,17 +153,21 @@ pub fn build_range(
             game,
             k,
             cells,
-            ranker: &ranker,
+            fast: FastRank::new(&ranker),
             values: atomics,
             lower,
         };
-        let chunks = (ranks.end - ranks.start).div_ceil(CHUNK);
-        (0..chunks).into_par_iter().for_each(|c| {
-            let start = ranks.start + c * CHUNK;
-            let end = (start + CHUNK).min(ranks.end);
-            level.chunk(start..end);
-            progress(end - start);
-        });
+        if k > 0 && ranks.start == 0 && ranks.end == count {
+            level.tiled(progress)?;
+        } else {
+            let chunks = (ranks.end - ranks.start).div_ceil(CHUNK);
+            (0..chunks).into_par_iter().for_each(|c| {
+                let start = ranks.start + c * CHUNK;
+                let end = (start + CHUNK).min(ranks.end);
+                level.chunk(start..end);
+                progress(end - start);
+            });
+        }
     }
     let slice = &values[ranks.start as usize..ranks.end as usize];
     debug_assert!(slice.iter().all(|&v| v != UNKNOWN));
@@ -234,7 +238,7 @@ struct Level<'a> {
     game: &'a Game,
     k: u32,
     cells: usize,
-    ranker: &'a Ranker,
+    fast: FastRank,
     /// Entry `r` is the value of the board of rank `r`, or [`UNKNOWN`].
     values: &'a [AtomicI8],
     lower: &'a dyn Probe,
@@ -245,7 +249,7 @@ impl Level<'_> {
     fn chunk(&self, ranks: Range<u64>) {
         let mut cells = [0u8; 16];
         let row = &mut cells[..self.cells];
-        self.ranker.unrank(ranks.start, row);
+        self.fast.ranker.unrank(ranks.start, row);
         for r in ranks {
             let slot = &self.values[r as usize];
             if slot.load(Relaxed) == UNKNOWN {
@@ -293,7 +297,7 @@ impl Level<'_> {
         let pits = self.cells / 2;
         debug_assert_eq!(child.seeds(), self.k);
         debug_assert!(distance_sum(child, pits) < distance_sum(parent, pits));
-        let slot = &self.values[self.ranker.rank(&child.cells()[..self.cells]) as usize];
+        let slot = &self.values[self.fast.rank(child.cells()) as usize];
         let v = slot.load(Relaxed);
         if v != UNKNOWN {
             return i32::from(v);
@@ -301,6 +305,202 @@ impl Level<'_> {
         let v = self.eval(child);
         slot.store(v, Relaxed);
         i32::from(v)
+    }
+}
+
+/// [`Ranker::rank`] of one level without its checks: the binomials `C(b, j + 1)` in one
+/// flat table indexed by `j * width + b`, over the 16-byte cells of a [`Board`].
+struct FastRank {
+    ranker: Ranker,
+    cells: usize,
+    width: usize,
+    table: Vec<u64>,
+}
+
+impl FastRank {
+    fn new(ranker: &Ranker) -> FastRank {
+        let cells = ranker.cells();
+        let width = ranker.seeds() as usize + cells;
+        let mut table = vec![0u64; cells * width];
+        for j in 0..cells.saturating_sub(1) {
+            for b in 0..width {
+                table[j * width + b] =
+                    db_format::checked_binomial(b as u64, j as u64 + 1).unwrap_or(u64::MAX);
+            }
+        }
+        FastRank {
+            ranker: ranker.clone(),
+            cells,
+            width,
+            table,
+        }
+    }
+
+    /// The rank of the first `cells` cells of `c` (which must hold the level's seeds).
+    #[inline]
+    fn rank(&self, c: &[u8; 16]) -> u64 {
+        debug_assert_eq!(self.ranker.rank(&c[..self.cells]), {
+            let mut bar = 0usize;
+            let mut r = 0u64;
+            for j in 0..self.cells - 1 {
+                bar += usize::from(c[j]);
+                r += self.table[j * self.width + bar];
+                bar += 1;
+            }
+            r
+        });
+        let mut bar = 0usize;
+        let mut r = 0u64;
+        for (j, &x) in c[..self.cells - 1].iter().enumerate() {
+            bar += usize::from(x);
+            r += self.table[j * self.width + bar];
+            bar += 1;
+        }
+        r
+    }
+}
+
+/// One row of `m` pits, of some seed sum `s <= k`, in the tiled order.
+#[derive(Clone, Copy)]
+struct Row {
+    cells: [u8; 8],
+    /// Its rank among the rows of sum `s` (the `m`-cell ranking).
+    local: u32,
+    /// The rank in level `k` of the board whose opponent's row this is and whose mover's
+    /// row is the rank-0 row of sum `k - s`: ranks of boards `(a, self)` are
+    /// `block + a.local`.
+    block: u64,
+}
+
+/// Rows per tile.
+const TILE: usize = 64;
+
+impl Level<'_> {
+    /// Builds the whole level in tile order (see the module docs), in parallel.
+    fn tiled(&self, progress: &(dyn Fn(u64) + Sync)) -> Result<(), RetroError> {
+        let m = self.cells / 2;
+        let k = self.k as usize;
+        // Every row of sum 0..=k, ordered by (sum, rank).
+        let mut rows: Vec<Row> = Vec::new();
+        let mut first = vec![0usize; k + 2];
+        for s in 0..=k {
+            first[s] = rows.len();
+            let r = Ranker::new(m, s as u32)?;
+            let mut c = [0u8; 8];
+            r.unrank(0, &mut c[..m]);
+            let mut local = 0u32;
+            loop {
+                let mut board = [0u8; 16];
+                board[m - 1] = (k - s) as u8;
+                board[m..2 * m].copy_from_slice(&c[..m]);
+                rows.push(Row {
+                    cells: c,
+                    local,
+                    block: self.fast.rank(&board),
+                });
+                local += 1;
+                if !next_in_rank_order(&mut c[..m]) {
+                    break;
+                }
+            }
+        }
+        first[k + 1] = rows.len();
+        // Tiles: runs of at most TILE consecutive rows of one sum, in row order.
+        let mut tiles: Vec<(usize, usize, usize)> = Vec::new();
+        for s in 0..=k {
+            let mut a = first[s];
+            while a < first[s + 1] {
+                let b = (a + TILE).min(first[s + 1]);
+                tiles.push((a, b, s));
+                a = b;
+            }
+        }
+        let mut first_tile = vec![0usize; k + 2];
+        for s in 0..=k {
+            first_tile[s + 1] = first_tile[s] + (first[s + 1] - first[s]).div_ceil(TILE);
+        }
+        // Unordered tile pairs {p <= q} whose sums add up to k, by (q, p).
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (q, &(_, _, sq)) in tiles.iter().enumerate() {
+            let sp = k - sq;
+            for p in first_tile[sp]..first_tile[sp + 1] {
+                if p <= q {
+                    pairs.push((p as u32, q as u32));
+                }
+            }
+        }
+        let size = |&(p, q): &(u32, u32)| {
+            let (a, b, _) = tiles[p as usize];
+            let (c, d, _) = tiles[q as usize];
+            let n = ((b - a) * (d - c)) as u64;
+            if p == q {
+                n
+            } else {
+                2 * n
+            }
+        };
+        // Batches of consecutive pairs of at least CHUNK positions.
+        let mut batches: Vec<(usize, u64)> = Vec::new();
+        let mut acc = 0u64;
+        for (i, pair) in pairs.iter().enumerate() {
+            acc += size(pair);
+            if acc >= CHUNK || i + 1 == pairs.len() {
+                batches.push((i + 1, acc));
+                acc = 0;
+            }
+        }
+        debug_assert_eq!(
+            batches.iter().map(|b| b.1).sum::<u64>(),
+            self.values.len() as u64
+        );
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let threads = rayon::current_num_threads().max(1);
+        (0..threads).into_par_iter().for_each(|_| loop {
+            let i = next.fetch_add(1, Relaxed);
+            let Some(&(end, n)) = batches.get(i) else {
+                break;
+            };
+            let start = if i == 0 { 0 } else { batches[i - 1].0 };
+            for &(p, q) in &pairs[start..end] {
+                let (a, b, _) = tiles[p as usize];
+                let (c, d, _) = tiles[q as usize];
+                if p == q {
+                    for x in a..b {
+                        for y in a..=x {
+                            self.visit(&rows[x], &rows[y]);
+                            if x != y {
+                                self.visit(&rows[y], &rows[x]);
+                            }
+                        }
+                    }
+                } else {
+                    for y in &rows[c..d] {
+                        for x in &rows[a..b] {
+                            self.visit(x, y);
+                            self.visit(y, x);
+                        }
+                    }
+                }
+            }
+            progress(n);
+        });
+        Ok(())
+    }
+
+    /// Evaluates the board with mover's row `own` and opponent's row `opp`, if unknown.
+    #[inline]
+    fn visit(&self, own: &Row, opp: &Row) {
+        let m = self.cells / 2;
+        let rank = opp.block + u64::from(own.local);
+        let slot = &self.values[rank as usize];
+        if slot.load(Relaxed) == UNKNOWN {
+            let mut c = [0u8; 16];
+            c[..m].copy_from_slice(&own.cells[..m]);
+            c[m..2 * m].copy_from_slice(&opp.cells[..m]);
+            let board = Board::from_cells(m, &c[..2 * m]);
+            debug_assert_eq!(self.fast.rank(board.cells()), rank);
+            slot.store(self.eval(&board), Relaxed);
+        }
     }
 }
 

@@ -91,9 +91,48 @@ pub struct Stats {
     pub evictions: u64,
 }
 
+/// Zeroed memory for the buckets: an anonymous map, which the kernel may back with huge
+/// pages when asked (`madvise(MADV_HUGEPAGE)`). A table of gigabytes probed at random
+/// otherwise spends much of each probe on TLB misses.
+struct Storage {
+    map: memmap2::MmapMut,
+    len: usize,
+}
+
+impl Storage {
+    fn new(len: usize) -> std::io::Result<Storage> {
+        let map = memmap2::MmapMut::map_anon(len * std::mem::size_of::<[Slot; 2]>())?;
+        #[cfg(target_os = "linux")]
+        {
+            // Only advice: without huge pages the table works the same, slower.
+            let _ = map.advise(memmap2::Advice::HugePage);
+        }
+        Ok(Storage { map, len })
+    }
+}
+
+impl std::ops::Deref for Storage {
+    type Target = [[Slot; 2]];
+    fn deref(&self) -> &[[Slot; 2]] {
+        // SAFETY: the map is page-aligned (more than u64's alignment), `len` buckets long,
+        // zero-initialised (every bit pattern is a valid u64), and borrowed for as long as
+        // `self` lives; nothing else maps or aliases it.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<[Slot; 2]>(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Storage {
+    fn deref_mut(&mut self) -> &mut [[Slot; 2]] {
+        // SAFETY: as in `deref`, and `&mut self` makes this the only reference.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<[Slot; 2]>(), self.len)
+        }
+    }
+}
+
 /// A fixed-size table of buckets of two entries.
 pub struct Table {
-    buckets: Vec<[Slot; 2]>,
+    buckets: Storage,
     mask: usize,
     pub stats: Stats,
 }
@@ -118,7 +157,7 @@ fn occupied(s: &Slot) -> bool {
 impl Table {
     /// A table of at most `megabytes` MiB (rounded down to a power of two buckets, at least
     /// one bucket).
-    pub fn new(megabytes: usize) -> Table {
+    pub fn new(megabytes: usize) -> std::io::Result<Table> {
         let bytes = megabytes.max(1) * (1 << 20);
         let want = (bytes / std::mem::size_of::<[Slot; 2]>()).max(1);
         let n = if want.is_power_of_two() {
@@ -126,12 +165,11 @@ impl Table {
         } else {
             want.next_power_of_two() / 2
         };
-        Table {
-            // All-zero words: `vec!` asks the allocator for zeroed pages.
-            buckets: vec![[[0u64; 3]; 2]; n],
+        Ok(Table {
+            buckets: Storage::new(n)?,
             mask: n - 1,
             stats: Stats::default(),
-        }
+        })
     }
 
     /// Bytes the table occupies.
@@ -243,7 +281,7 @@ mod tests {
 
     #[test]
     fn store_probe_and_tighten() {
-        let mut t = Table::new(1);
+        let mut t = Table::new(1).unwrap();
         let b = Board::start(6, 4);
         assert!(t.probe(&b).is_none());
         t.store(&b, EXACT, 2, 48, 3, 100);
@@ -258,8 +296,7 @@ mod tests {
 
     #[test]
     fn valuable_entries_survive_collisions() {
-        let mut t = Table::new(1);
-        t.buckets.truncate(1);
+        let mut t = Table::new(1).unwrap();
         t.mask = 0;
         let boards: Vec<Board> = (1..=4).map(|i| Board::start(6, i)).collect();
         t.store(&boards[0], EXACT, 0, 0, 0, 1 << 20);

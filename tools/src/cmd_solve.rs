@@ -151,6 +151,12 @@ fn backing(
     let db = match &search.db {
         Some(dir) => {
             let db = Database::open(dir, &rules).map_err(crate::cmd_db::DbCmdError::from)?;
+            if db.levels() == 0 {
+                return Err(CliError::NoDatabase {
+                    dir: dir.clone(),
+                    file: db_format::file_name(&rules.db_key(), 0),
+                });
+            }
             progress.line(&format!(
                 "database {}: levels 0..={}",
                 dir.display(),

@@ -27,6 +27,12 @@ pub enum CliError {
     /// `kalah bench`).
     #[error("{0}")]
     Mismatch(String),
+    /// `--db DIR` names a directory without a database for these rules.
+    #[error("no database for these rules in {}: {file} is missing (build one with `kalah db build`)", dir.display())]
+    NoDatabase {
+        dir: std::path::PathBuf,
+        file: String,
+    },
     /// Writing the output failed.
     #[error("cannot write the output: {0}")]
     Io(#[from] std::io::Error),
@@ -36,7 +42,10 @@ impl CliError {
     /// The process exit status: 2 for bad input, 1 for any other failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Rules(_) | CliError::Position(_) | CliError::Record(_) => 2,
+            CliError::Rules(_)
+            | CliError::Position(_)
+            | CliError::Record(_)
+            | CliError::NoDatabase { .. } => 2,
             CliError::Io(_) | CliError::Db(_) | CliError::Solve(_) | CliError::Mismatch(_) => 1,
         }
     }

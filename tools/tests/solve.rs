@@ -1,0 +1,248 @@
+//! `kalah solve` and `kalah moves` on real invocations.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn kalah() -> Command {
+    Command::cargo_bin("kalah").unwrap()
+}
+
+fn json_lines(out: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn solve_json_has_the_promised_keys() {
+    // Irving, Donkers & Uiterwijk 2000, Table 9: empty-capture Kalah(4,3) is +8.
+    let out = kalah()
+        .args(["solve", "--pits", "4", "--seeds", "3", "--capture", "empty"])
+        .args(["--json", "--quiet", "--tt-mb", "16"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v = &json_lines(&out.stdout)[0];
+    assert_eq!(v["value"], 8);
+    for key in ["best_move", "pv", "nodes", "seconds"] {
+        assert!(!v[key].is_null(), "missing {key}: {v}");
+    }
+    assert_eq!(v["pv"][0], v["best_move"]);
+    assert!(v["pv"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .ends_with('#'));
+}
+
+#[test]
+fn solve_prints_a_readable_report_and_progress() {
+    let out = kalah()
+        .args(["solve", "--pits", "3", "--seeds", "3", "--tt-mb", "8"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("value:") && stdout.contains("best move:"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("exact: margin"), "{stderr}");
+    let quiet = kalah()
+        .args([
+            "solve", "--pits", "3", "--seeds", "3", "--tt-mb", "8", "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(quiet.stderr.is_empty());
+}
+
+#[test]
+fn margins_do_not_change_sign_with_the_side_to_move() {
+    // The same pits with North to move: mirrored rows and stores, opposite margin.
+    let south = kalah()
+        .args([
+            "solve",
+            "--position",
+            "2,0,3/5/1,1,0/4/A",
+            "--json",
+            "--quiet",
+            "--tt-mb",
+            "8",
+        ])
+        .output()
+        .unwrap();
+    let north = kalah()
+        .args([
+            "solve",
+            "--position",
+            "1,1,0/4/2,0,3/5/B",
+            "--json",
+            "--quiet",
+            "--tt-mb",
+            "8",
+        ])
+        .output()
+        .unwrap();
+    let s = json_lines(&south.stdout)[0]["value"].as_i64().unwrap();
+    let n = json_lines(&north.stdout)[0]["value"].as_i64().unwrap();
+    assert_eq!(s, -n);
+}
+
+#[test]
+fn moves_lists_every_legal_move_best_first() {
+    let out = kalah()
+        .args([
+            "moves",
+            "--pits",
+            "4",
+            "--seeds",
+            "3",
+            "--capture",
+            "empty",
+            "--json",
+            "--quiet",
+        ])
+        .args(["--tt-mb", "16"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["value"], 8, "the best move keeps the game value");
+    let values: Vec<i64> = lines.iter().map(|l| l["value"].as_i64().unwrap()).collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+    // Two threads give the same values.
+    let par = kalah()
+        .args([
+            "moves",
+            "--pits",
+            "4",
+            "--seeds",
+            "3",
+            "--capture",
+            "empty",
+            "--json",
+            "--quiet",
+        ])
+        .args(["--tt-mb", "16", "--threads", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(json_lines(&par.stdout), lines);
+}
+
+#[test]
+fn pie_rule_analysis_lists_whole_first_turns() {
+    let out = kalah()
+        .args([
+            "solve", "--pits", "4", "--seeds", "3", "--pie", "--json", "--quiet", "--tt-mb", "16",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v = &json_lines(&out.stdout)[0];
+    let turns = v["turns"].as_array().unwrap();
+    assert!(!turns.is_empty());
+    // A turn that ends in the store continues: "A2+ ..." is one whole turn.
+    assert!(turns
+        .iter()
+        .any(|t| t["turn"].as_str().unwrap().starts_with("A2+ ")));
+    let pie = v["pie_value"].as_i64().unwrap();
+    let best = turns
+        .iter()
+        .map(|t| -t["value"].as_i64().unwrap().abs())
+        .max()
+        .unwrap();
+    assert_eq!(pie, best);
+    for t in turns {
+        assert_eq!(
+            t["swap"].as_bool().unwrap(),
+            t["value"].as_i64().unwrap() > 0
+        );
+    }
+}
+
+#[test]
+fn clockwise_rules_are_solved_by_retrograde_analysis() {
+    let out = kalah()
+        .args([
+            "solve",
+            "--pits",
+            "2",
+            "--seeds",
+            "2",
+            "--direction",
+            "cw",
+            "--json",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = &json_lines(&out.stdout)[0];
+    assert_eq!(v["method"], "retrograde");
+    // Checked against the attractor reference in solver/tests/cyclic.rs.
+    assert_eq!(v["value"], 6);
+}
+
+#[test]
+fn solving_with_a_database_gives_the_same_value_with_fewer_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = kalah()
+        .args(["db", "build", "--pits", "4", "--max-seeds", "8", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let solve = |db: bool| {
+        let mut c = kalah();
+        c.args([
+            "solve", "--pits", "4", "--seeds", "4", "--json", "--quiet", "--tt-mb", "16",
+        ]);
+        if db {
+            c.arg("--db").arg(dir.path());
+        }
+        json_lines(&c.output().unwrap().stdout)[0].clone()
+    };
+    let (plain, probed) = (solve(false), solve(true));
+    assert_eq!(plain["value"], probed["value"]);
+    assert!(probed["nodes"].as_u64() < plain["nodes"].as_u64());
+    assert!(probed["db_probes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let out = kalah()
+        .args([
+            "solve",
+            "--db",
+            "/nonexistent/dir/for/kalah",
+            "--pits",
+            "2",
+            "--seeds",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no database for these rules"));
+    let out = kalah()
+        .args(["solve", "--position", "1,2/0/3/0/A"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("must match"));
+}
