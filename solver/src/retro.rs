@@ -52,6 +52,7 @@ use rayon::prelude::*;
 use crate::board::Board;
 use crate::game::{Game, Next};
 use crate::probe::Probe;
+use crate::rules::{Capture, OppStore, Sowing};
 
 /// "Not computed yet" in the level array: `-128` is outside `-k..=k` for every `k <= 127`.
 pub const UNKNOWN: i8 = i8::MIN;
@@ -121,6 +122,70 @@ pub fn build_range(
     ranks: Range<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<i8>, RetroError> {
+    if k > 0 && (lower.max_seeds() < k - 1 || lower.value(&Board::EMPTY).is_none()) {
+        return Err(RetroError::MissingLower {
+            k,
+            have: lower.max_seeds().to_string(),
+        });
+    }
+    build(game, k, Lower::Probe(lower), ranks, progress)
+}
+
+/// [`build_level`] with the lower levels given as their values: `lower[j]` holds level
+/// `j` in rank order (a [`db_format::LevelFile::values`] map, or a built level). The same
+/// result as [`build_level`], faster: a lower child is one rank and one byte read, with
+/// no call through [`Probe`].
+pub fn build_level_from_values(
+    game: &Game,
+    k: u32,
+    lower: &[&[i8]],
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<i8>, RetroError> {
+    let count = Ranker::new(2 * game.pits(), k)?.count();
+    build_range_from_values(game, k, lower, 0..count, progress)
+}
+
+/// [`build_range`] with the lower levels given as in [`build_level_from_values`].
+pub fn build_range_from_values(
+    game: &Game,
+    k: u32,
+    lower: &[&[i8]],
+    ranks: Range<u64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<i8>, RetroError> {
+    let cells = 2 * game.pits();
+    for j in 0..k {
+        let ok = match lower.get(j as usize) {
+            Some(l) => l.len() as u64 == Ranker::new(cells, j)?.count(),
+            None => false,
+        };
+        if !ok {
+            return Err(RetroError::MissingLower {
+                k,
+                have: match j {
+                    0 => "none".to_string(),
+                    j => (j - 1).to_string(),
+                },
+            });
+        }
+    }
+    build(game, k, Lower::Values(&lower[..k as usize]), ranks, progress)
+}
+
+/// Where the lower levels are read.
+#[derive(Clone, Copy)]
+enum Lower<'a> {
+    Probe(&'a dyn Probe),
+    Values(&'a [&'a [i8]]),
+}
+
+fn build(
+    game: &Game,
+    k: u32,
+    lower: Lower,
+    ranks: Range<u64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<i8>, RetroError> {
     if game.rules().can_cycle() {
         return Err(RetroError::Cyclic);
     }
@@ -133,12 +198,6 @@ pub fn build_range(
             start: ranks.start,
             end: ranks.end,
             count,
-        });
-    }
-    if k > 0 && (lower.max_seeds() < k - 1 || lower.value(&Board::EMPTY).is_none()) {
-        return Err(RetroError::MissingLower {
-            k,
-            have: lower.max_seeds().to_string(),
         });
     }
     let len = usize::try_from(count).map_err(|_| DbError::SizeOverflow { cells, seeds: k })?;
@@ -241,7 +300,7 @@ struct Level<'a> {
     fast: FastRank,
     /// Entry `r` is the value of the board of rank `r`, or [`UNKNOWN`].
     values: &'a [AtomicI8],
-    lower: &'a dyn Probe,
+    lower: Lower<'a>,
 }
 
 impl Level<'_> {
@@ -279,11 +338,7 @@ impl Level<'_> {
                     if step.own_gain + step.opp_gain == 0 {
                         self.same_level(board, &step.board)
                     } else {
-                        // Invariant: `build_range` checked that `lower` covers every level
-                        // below `k`, and a child with seeds in a store is below `k`.
-                        self.lower
-                            .value(&step.board)
-                            .expect("lower levels cover every board below the level")
+                        self.lower_value(&step.board, step.board.seeds())
                     }
                 }
             };
@@ -292,12 +347,36 @@ impl Level<'_> {
         best as i8
     }
 
+    /// The value of `child`, which holds `seeds < k` seeds, from the lower levels.
+    #[inline]
+    fn lower_value(&self, child: &Board, seeds: u32) -> i32 {
+        debug_assert_eq!(child.seeds(), seeds);
+        match self.lower {
+            // Invariant: `build_range` checked that `lower` covers every level below
+            // `k`, and a child with seeds in a store is below `k`.
+            Lower::Probe(p) => p
+                .value(child)
+                .expect("lower levels cover every board below the level"),
+            // The ranks of every level share the binomials of `fast`'s table.
+            Lower::Values(v) => {
+                let rank = self.fast.rank(child.cells());
+                debug_assert_eq!(
+                    Ranker::new(self.cells, seeds).map(|r| r.rank(&child.cells()[..self.cells])).ok(),
+                    Some(rank)
+                );
+                i32::from(v[seeds as usize][rank as usize])
+            }
+        }
+    }
+
     /// The value of the same-level child `child` of `parent`, from the array or computed.
     fn same_level(&self, parent: &Board, child: &Board) -> i32 {
         let pits = self.cells / 2;
         debug_assert_eq!(child.seeds(), self.k);
         debug_assert!(distance_sum(child, pits) < distance_sum(parent, pits));
-        let slot = &self.values[self.fast.rank(child.cells()) as usize];
+        let rank = self.fast.rank(child.cells());
+        debug_assert_eq!(rank, self.fast.ranker.rank(&child.cells()[..self.cells]));
+        let slot = &self.values[rank as usize];
         let v = slot.load(Relaxed);
         if v != UNKNOWN {
             return i32::from(v);
@@ -308,8 +387,9 @@ impl Level<'_> {
     }
 }
 
-/// [`Ranker::rank`] of one level without its checks: the binomials `C(b, j + 1)` in one
-/// flat table indexed by `j * width + b`, over the 16-byte cells of a [`Board`].
+/// [`Ranker::rank`] without its checks: the binomials `C(b, j + 1)` in one flat table
+/// indexed by `j * width + b`, over the 16-byte cells of a [`Board`]. The binomials do not
+/// depend on the seeds, so the table of level `k` ranks every level below it as well.
 struct FastRank {
     ranker: Ranker,
     cells: usize,
@@ -339,16 +419,7 @@ impl FastRank {
     /// The rank of the first `cells` cells of `c` (which must hold the level's seeds).
     #[inline]
     fn rank(&self, c: &[u8; 16]) -> u64 {
-        debug_assert_eq!(self.ranker.rank(&c[..self.cells]), {
-            let mut bar = 0usize;
-            let mut r = 0u64;
-            for j in 0..self.cells - 1 {
-                bar += usize::from(c[j]);
-                r += self.table[j * self.width + bar];
-                bar += 1;
-            }
-            r
-        });
+        debug_assert!(c[self.cells..].iter().all(|&x| x == 0));
         let mut bar = 0usize;
         let mut r = 0u64;
         for (j, &x) in c[..self.cells - 1].iter().enumerate() {
@@ -370,6 +441,15 @@ struct Row {
     /// row is the rank-0 row of sum `k - s`: ranks of boards `(a, self)` are
     /// `block + a.local`.
     block: u64,
+}
+
+/// Every row of `m` pits with `0..=k` seeds, ordered by (sum, rank).
+struct Tiling {
+    rows: Vec<Row>,
+    /// `first[s]`: the index of the first row of sum `s` (`first[k + 1]` = rows).
+    first: Vec<usize>,
+    /// The `m`-cell ranker of each sum.
+    rankers: Vec<Ranker>,
 }
 
 /// Rows per tile.
@@ -405,6 +485,14 @@ impl Level<'_> {
             }
         }
         first[k + 1] = rows.len();
+        let tl = Tiling {
+            rankers: (0..=k)
+                .map(|s| Ranker::new(m, s as u32))
+                .collect::<Result<_, _>>()?,
+            rows,
+            first,
+        };
+        let (rows, first) = (&tl.rows, &tl.first);
         // Tiles: runs of at most TILE consecutive rows of one sum, in row order.
         let mut tiles: Vec<(usize, usize, usize)> = Vec::new();
         for s in 0..=k {
@@ -455,7 +543,10 @@ impl Level<'_> {
         );
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads = rayon::current_num_threads().max(1);
-        (0..threads).into_par_iter().for_each(|_| loop {
+        let kernel = Kernel::new(self.game);
+        (0..threads).into_par_iter().for_each(|_| {
+            let mut scratch = (Vec::new(), Vec::new());
+            loop {
             let i = next.fetch_add(1, Relaxed);
             let Some(&(end, n)) = batches.get(i) else {
                 break;
@@ -464,6 +555,10 @@ impl Level<'_> {
             for &(p, q) in &pairs[start..end] {
                 let (a, b, _) = tiles[p as usize];
                 let (c, d, _) = tiles[q as usize];
+                if let Some(kern) = &kernel {
+                    kern.pair(self, &tl, a..b, c..d, &mut scratch);
+                    continue;
+                }
                 if p == q {
                     for x in a..b {
                         for y in a..=x {
@@ -483,6 +578,7 @@ impl Level<'_> {
                 }
             }
             progress(n);
+            }
         });
         Ok(())
     }
@@ -498,9 +594,213 @@ impl Level<'_> {
             c[..m].copy_from_slice(&own.cells[..m]);
             c[m..2 * m].copy_from_slice(&opp.cells[..m]);
             let board = Board::from_cells(m, &c[..2 * m]);
-            debug_assert_eq!(self.fast.rank(board.cells()), rank);
+            debug_assert_eq!(self.fast.ranker.rank(&board.cells()[..2 * m]), rank);
             slot.store(self.eval(&board), Relaxed);
         }
+    }
+}
+
+/// No capture can follow a move (in [`FastMove::cap`]).
+const NO_CAP: u8 = u8::MAX;
+
+/// One move of a mover's row, whatever the opponent's row: with single sowing the seeds
+/// a pit sows land in fixed slots, so the opponent's row only gains a fixed vector and
+/// only a capture depends on it.
+#[derive(Clone, Copy, Default)]
+struct FastMove {
+    /// The mover's row after sowing, before any capture (packed, byte `i` = pit `i`).
+    own_row: u64,
+    /// What every pit of the opponent's row gains (packed).
+    opp_add: u64,
+    /// Seeds sown into the mover's store and the opponent's.
+    own: u8,
+    opp: u8,
+    /// The last seed fell in the mover's store.
+    in_store: bool,
+    /// With a capture possible (the last seed in an empty own pit `pos`): the pit of the
+    /// opponent's row it faces, `m - 1 - pos`; else [`NO_CAP`].
+    cap: u8,
+    /// With no seed in any store: the row index of `own_row`.
+    row: u32,
+}
+
+/// The moves of one mover's row.
+#[derive(Clone, Copy, Default)]
+struct FastMoves {
+    n: u8,
+    moves: [FastMove; 8],
+}
+
+/// The single-sowing evaluation of a level's boards by rows.
+struct Kernel {
+    pits: usize,
+    /// Slots a lap: `2m + 1`, or `2m + 2` when the opponent's store is sown.
+    lap: usize,
+    sow_opp: bool,
+    capture: Capture,
+}
+
+impl Kernel {
+    /// The kernel of `game`, if its rules sow singly (relay sowing depends on every pit
+    /// it passes).
+    fn new(game: &Game) -> Option<Kernel> {
+        let r = game.rules();
+        if r.sowing != Sowing::Single || r.can_cycle() {
+            return None;
+        }
+        let sow_opp = r.opp_store == OppStore::Sow;
+        let pits = game.pits();
+        Some(Kernel {
+            pits,
+            lap: 2 * pits + 1 + usize::from(sow_opp),
+            sow_opp,
+            capture: r.capture,
+        })
+    }
+
+    /// The moves of the mover's row `row` (of index `rows[..]`, sum `s`).
+    fn moves(&self, row: &Row, rankers: &[Ranker], first: &[usize]) -> FastMoves {
+        let m = self.pits;
+        let mut out = FastMoves::default();
+        for pit in 0..m {
+            let n = usize::from(row.cells[pit]);
+            if n == 0 {
+                continue;
+            }
+            // Slots: 0..m own pits, m own store, m+1..=2m opponent's pits, 2m+1 its store.
+            let mut slots = [0usize; 18];
+            slots[..m].copy_from_slice(&row.cells.map(usize::from)[..m]);
+            slots[pit] = 0;
+            let mut pos = pit;
+            for _ in 0..n {
+                pos = (pos + 1) % self.lap;
+                slots[pos] += 1;
+            }
+            let mut own_row = [0u8; 8];
+            let mut opp_add = [0u8; 8];
+            for i in 0..m {
+                own_row[i] = slots[i] as u8;
+                opp_add[i] = slots[m + 1 + i] as u8;
+            }
+            let cap = if pos < m && slots[pos] == 1 && self.capture != Capture::None {
+                (m - 1 - pos) as u8
+            } else {
+                NO_CAP
+            };
+            let own = slots[m] as u8;
+            let opp = if self.sow_opp { slots[2 * m + 1] as u8 } else { 0 };
+            let mut mv = FastMove {
+                own_row: u64::from_le_bytes(own_row),
+                opp_add: u64::from_le_bytes(opp_add),
+                own,
+                opp,
+                in_store: pos == m,
+                cap,
+                row: 0,
+            };
+            if own == 0 && opp == 0 {
+                let s = row.cells[..m].iter().map(|&c| usize::from(c)).sum::<usize>();
+                mv.row = (first[s] as u64 + rankers[s].rank(&own_row[..m])) as u32;
+            }
+            out.moves[usize::from(out.n)] = mv;
+            out.n += 1;
+        }
+        out
+    }
+
+    /// Evaluates the tile pair of rows `p` and `q` (see [`Level::tiled`]).
+    fn pair(
+        &self,
+        level: &Level,
+        tl: &Tiling,
+        p: Range<usize>,
+        q: Range<usize>,
+        scratch: &mut (Vec<FastMoves>, Vec<FastMoves>),
+    ) {
+        let (mp, mq) = scratch;
+        mp.clear();
+        mp.extend(tl.rows[p.clone()].iter().map(|r| self.moves(r, &tl.rankers, &tl.first)));
+        if p == q {
+            for x in p.clone() {
+                for y in p.start..=x {
+                    self.visit(level, tl, x, &mp[x - p.start], y);
+                    if x != y {
+                        self.visit(level, tl, y, &mp[y - p.start], x);
+                    }
+                }
+            }
+            return;
+        }
+        mq.clear();
+        mq.extend(tl.rows[q.clone()].iter().map(|r| self.moves(r, &tl.rankers, &tl.first)));
+        for y in q.clone() {
+            for x in p.clone() {
+                self.visit(level, tl, x, &mp[x - p.start], y);
+                self.visit(level, tl, y, &mq[y - q.start], x);
+            }
+        }
+    }
+
+    /// Evaluates the board of mover's row `x` (whose moves are `mv`) and opponent's row
+    /// `y`, if unknown.
+    #[inline]
+    fn visit(&self, level: &Level, tl: &Tiling, x: usize, mv: &FastMoves, y: usize) {
+        let m = self.pits;
+        let (xr, yr) = (&tl.rows[x], &tl.rows[y]);
+        let slot = &level.values[(yr.block + u64::from(xr.local)) as usize];
+        if slot.load(Relaxed) != UNKNOWN {
+            return;
+        }
+        let shift = 8 * m as u32;
+        let xc = u64::from_le_bytes(xr.cells);
+        let yc = u64::from_le_bytes(yr.cells);
+        let board = Board::from_key(u128::from(xc) | u128::from(yc) << shift);
+        debug_assert_eq!(
+            level.fast.ranker.rank(&board.cells()[..2 * m]),
+            yr.block + u64::from(xr.local)
+        );
+        let game = level.game;
+        if let Some(v) = game.terminal_value(&board) {
+            slot.store(v as i8, Relaxed);
+            return;
+        }
+        let mut best = i32::MIN;
+        for f in &mv.moves[..usize::from(mv.n)] {
+            let mut own_row = f.own_row;
+            let mut opp_row = yc + f.opp_add;
+            let mut own = i32::from(f.own);
+            if f.cap != NO_CAP {
+                let at = 8 * u32::from(f.cap);
+                let facing = (opp_row >> at) as u8;
+                if facing > 0 || self.capture == Capture::Empty {
+                    own += i32::from(facing) + 1;
+                    opp_row &= !(0xff << at);
+                    let pos = m - 1 - usize::from(f.cap);
+                    own_row &= !(0xff << (8 * pos));
+                }
+            }
+            let opp = i32::from(f.opp);
+            let child = if f.in_store {
+                Board::from_key(u128::from(own_row) | u128::from(opp_row) << shift)
+            } else {
+                Board::from_key(u128::from(opp_row) | u128::from(own_row) << shift)
+            };
+            let v = if let Some(t) = game.terminal_value(&child) {
+                t
+            } else if own + opp == 0 {
+                // The same row order as `child`: (opponent's row, the mover's sown row).
+                let slot = &level.values[(tl.rows[f.row as usize].block + u64::from(yr.local)) as usize];
+                match slot.load(Relaxed) {
+                    UNKNOWN => level.same_level(&board, &child),
+                    v => i32::from(v),
+                }
+            } else {
+                level.lower_value(&child, (level.k as i32 - own - opp) as u32)
+            };
+            let gain = own - opp;
+            best = best.max(if f.in_store { gain + v } else { gain - v });
+        }
+        slot.store(best as i8, Relaxed);
     }
 }
 
@@ -658,6 +958,49 @@ mod tests {
             pool.install(|| build_level(&game, 8, &db, &|_| {}).unwrap())
         };
         assert_eq!(run(1), run(4));
+    }
+
+    /// Timing harness: `KALAH_DB=<dir> KALAH_K=<k> cargo test --release -p solver --lib
+    /// retro::tests::time_level -- --ignored --nocapture` builds level `k` of the default
+    /// 6-pit rules from the levels below it in `dir`, through [`build_level`] and
+    /// [`build_level_from_values`] on one thread, and compares both with level `k` in `dir`
+    /// if it is there.
+    #[test]
+    #[ignore]
+    fn time_level() {
+        use crate::dbfile::Database;
+        let dir = std::path::PathBuf::from(std::env::var("KALAH_DB").expect("KALAH_DB"));
+        let k: u32 = std::env::var("KALAH_K").expect("KALAH_K").parse().unwrap();
+        let game = Game::new(Rules::kalah(6, 4).unwrap());
+        let db = Database::open_up_to(&dir, game.rules(), k).unwrap();
+        let lower = Database::open_up_to(&dir, game.rules(), k - 1).unwrap();
+        let slices: Vec<&[i8]> = (0..k).map(|j| lower.level(j).unwrap().values()).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let want = db.level(k).map(|f| f.values().to_vec());
+        let via = std::env::var("KALAH_VIA").unwrap_or_default();
+        for (name, probe) in [("probe", true), ("values", false)] {
+            if !via.is_empty() && via != name {
+                continue;
+            }
+            let t = std::time::Instant::now();
+            let got = pool.install(|| {
+                if probe {
+                    build_level(&game, k, &lower, &|_| {}).unwrap()
+                } else {
+                    build_level_from_values(&game, k, &slices, &|_| {}).unwrap()
+                }
+            });
+            let s = t.elapsed().as_secs_f64();
+            println!(
+                "level {k} via {name}: {} positions {s:.2} s {:.2} M/s, identical: {:?}",
+                got.len(),
+                got.len() as f64 / s / 1e6,
+                want.as_ref().map(|w| *w == got)
+            );
+        }
     }
 
     #[test]
