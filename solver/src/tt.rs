@@ -154,6 +154,23 @@ fn occupied(s: &Slot) -> bool {
     s[2] >> 48 != 0
 }
 
+/// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
+/// seeds in `2·pits` pits: at most `max_mb`, and no more than twice what every such board
+/// would fill (there are C(seeds + 2m, 2m) of them). A small solve then touches a small
+/// table instead of faulting in gigabytes of huge pages.
+pub fn sized_for(pits: usize, seeds: u32, max_mb: usize) -> usize {
+    let boards =
+        db_format::index::checked_binomial(seeds as u64 + 2 * pits as u64, 2 * pits as u64);
+    match boards {
+        Some(b) => {
+            let bytes = b.saturating_mul(2 * std::mem::size_of::<Slot>() as u64);
+            let mb = bytes.div_ceil(1 << 20).max(1);
+            (mb.min(max_mb as u64) as usize).max(1)
+        }
+        None => max_mb,
+    }
+}
+
 impl Table {
     /// A table of at most `megabytes` MiB (rounded down to a power of two buckets, at least
     /// one bucket).
@@ -278,6 +295,14 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_boards_get_small_tables() {
+        // C(18 + 6, 6) = 134,596 boards of Kalah(3,3): 2 × 24 bytes each, 7 MiB.
+        assert_eq!(sized_for(3, 18, 1024), 7);
+        assert_eq!(sized_for(6, 48, 1024), 1024);
+        assert_eq!(sized_for(1, 0, 1024), 1);
+    }
 
     #[test]
     fn store_probe_and_tighten() {

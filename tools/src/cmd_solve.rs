@@ -19,6 +19,15 @@ use solver::{cyclic, Game, MemoryDb, Position, Rules, Solver};
 use crate::args::{resolve, PositionArg, RulesArgs};
 use crate::error::CliError;
 
+/// `println!` that returns an error instead of panicking when stdout is closed (for
+/// example `kalah moves | head -1`).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        writeln!(std::io::stdout().lock(), $($t)*)?;
+    }};
+}
+
 /// The longest principal variation printed for rules that can cycle.
 const CYCLIC_PV_LIMIT: usize = 200;
 
@@ -187,15 +196,15 @@ fn backing(
     Ok(Backing { game, db, memory })
 }
 
-fn engine<'a>(b: &'a Backing, search: &SearchArgs) -> Result<Engine<'a>, CliError> {
+fn engine<'a>(b: &'a Backing, search: &SearchArgs, seeds: u32) -> Result<Engine<'a>, CliError> {
     if let Some(mem) = &b.memory {
         return Ok(Engine::Retro(DbOracle {
             game: &b.game,
             db: mem,
         }));
     }
-    let mut solver =
-        Solver::new(&b.game, search.tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
+    let tt_mb = solver::tt::sized_for(b.game.pits(), seeds, search.tt_mb);
+    let mut solver = Solver::new(&b.game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
     if let Some(db) = &b.db {
         solver = solver.with_probe(db);
     }
@@ -231,7 +240,7 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
     let back = backing(rules, &pos, &a.search, &progress)?;
-    let mut engine = engine(&back, &a.search)?;
+    let mut engine = engine(&back, &a.search, pos.board_seeds())?;
     let start = Instant::now();
     let solution: Solution = match &mut engine {
         Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
@@ -281,20 +290,20 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
             obj["pie_value"] = json!(p.pie_value);
             obj["turns"] = pie_turns_json(p);
         }
-        println!("{obj}");
+        say!("{obj}");
         return Ok(());
     }
-    println!("rules:     {rules}");
-    println!("position:  {pos}");
-    println!(
+    say!("rules:     {rules}");
+    say!("position:  {pos}");
+    say!(
         "value:     {} (final margin, South minus North; {} to move gains {} more than the opponent)",
         signed(solution.margin),
         crate::view::side_name(pos.to_move),
         signed(solution.value)
     );
     match pv.first() {
-        Some(b) => println!("best move: {b}"),
-        None => println!("best move: none (the game is over)"),
+        Some(b) => say!("best move: {b}"),
+        None => say!("best move: none (the game is over)"),
     }
     if !pv.is_empty() {
         let more = if method == "retrograde" && pv.len() == CYCLIC_PV_LIMIT {
@@ -302,16 +311,16 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
         } else {
             ""
         };
-        println!("pv:        {}{more}", pv.join(" "));
+        say!("pv:        {}{more}", pv.join(" "));
     }
-    println!("method:    {method}");
-    println!(
+    say!("method:    {method}");
+    say!(
         "nodes:     {nodes}  ({:.0} nodes/s; {probes} database probes)",
         nps
     );
-    println!("time:      {seconds:.3}s");
+    say!("time:      {seconds:.3}s");
     if let (Engine::Search(s), Some(st)) = (&engine, tt) {
-        println!(
+        say!(
             "table:     {} MiB, {} probes, {:.1}% hits, {} stores, {} evictions",
             s.table.bytes() >> 20,
             st.probes,
@@ -321,7 +330,7 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
         );
     }
     if let Some(p) = &pie {
-        print_pie(p, pos.to_move);
+        print_pie(p, pos.to_move)?;
     }
     Ok(())
 }
@@ -339,13 +348,13 @@ fn pie_turns_json(p: &PieAnalysis) -> serde_json::Value {
         .collect()
 }
 
-fn print_pie(p: &PieAnalysis, opener: solver::Side) {
-    println!(
+fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
+    say!(
         "pie rule:  the opener ({}) ends with {} under the pie rule",
         crate::view::side_name(opener),
         signed(p.pie_value)
     );
-    println!("  {:<24} {:>7}  second player", "first turn", "margin");
+    say!("  {:<24} {:>7}  second player", "first turn", "margin");
     for t in &p.turns {
         let turn = t
             .moves
@@ -353,13 +362,14 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) {
             .map(|m| m.to_string())
             .collect::<Vec<_>>()
             .join(" ");
-        println!(
+        say!(
             "  {:<24} {:>7}  {}",
             turn,
             signed(t.margin),
             if t.swap { "swaps" } else { "keeps" }
         );
     }
+    Ok(())
 }
 
 /// `kalah moves`.
@@ -371,28 +381,28 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let margins: Vec<MoveMargin> = if a.search.threads > 1 && back.memory.is_none() {
         parallel_move_margins(&back, &pos, &a.search)?
     } else {
-        let mut engine = engine(&back, &a.search)?;
+        let mut engine = engine(&back, &a.search, pos.board_seeds())?;
         analysis::move_margins(engine.oracle(), &pos)
     };
     progress.finish();
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
         for m in &margins {
-            println!("{}", json!({"move": m.text.to_string(), "value": m.margin}));
+            say!("{}", json!({"move": m.text.to_string(), "value": m.margin}));
         }
         return Ok(());
     }
     if margins.is_empty() {
-        println!("no moves: the game is over");
+        say!("no moves: the game is over");
         return Ok(());
     }
-    println!("{rules}");
-    println!("position: {pos}");
-    println!("{:<8} {:>7}", "move", "margin");
+    say!("{rules}");
+    say!("position: {pos}");
+    say!("{:<8} {:>7}", "move", "margin");
     for m in &margins {
-        println!("{:<8} {:>7}", m.text.to_string(), signed(m.margin));
+        say!("{:<8} {:>7}", m.text.to_string(), signed(m.margin));
     }
-    println!(
+    say!(
         "({} moves, {:.3}s; margins are South minus North)",
         margins.len(),
         seconds
@@ -413,7 +423,11 @@ fn parallel_move_margins(
         .num_threads(search.threads)
         .build()
         .map_err(|e| CliError::Solve(e.to_string()))?;
-    let tt_mb = (search.tt_mb / search.threads).max(1);
+    let tt_mb = solver::tt::sized_for(
+        game.pits(),
+        pos.board_seeds(),
+        (search.tt_mb / search.threads).max(1),
+    );
     let sign = pos.to_move.sign();
     let results: Result<Vec<MoveMargin>, CliError> = pool.install(|| {
         steps

@@ -179,7 +179,8 @@ fn select(a: &VerifyArgs, cases: Vec<Case>) -> Result<Vec<Case>, CliError> {
 fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outcome, CliError> {
     let rules = case.rules()?;
     let game = Game::new(rules);
-    let mut solver = Solver::new(&game, a.tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
+    let tt_mb = solver::tt::sized_for(game.pits(), game.rules().total_seeds(), a.tt_mb);
+    let mut solver = Solver::new(&game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
     let pos = Position::start(&rules);
     let start = Instant::now();
     let solution = analysis::solve(&mut solver, &pos, a.max_depth, |it| {
