@@ -133,19 +133,27 @@ strategy() {
     echo "  \`kalah moves --pits 6 --seeds N --capture C\` and"
     echo "  \`kalah solve --pits 6 --seeds N --capture C --pie --json\` for each game, each under"
     echo "  \`timeout $max\` and \`/usr/bin/time\`. A run stopped at the limit is marked \"not yet run\"."
+    if [ -n "${STRATEGY_DB:-}" ]; then
+      echo "- databases: \`STRATEGY_DB=$STRATEGY_DB\`; each run probes \`--db $STRATEGY_DB/<capture>\` where"
+      echo "  present: $(for c in standard empty; do [ -d "$STRATEGY_DB/$c" ] && echo "$c: levels 0..=$(ls "$STRATEGY_DB/$c" | grep -c kdb | awk '{print $1-1}')"; done | paste -sd ';' -)"
+    fi
     echo "- commit: $commit"
     echo "- machine: $machine"
     echo
   } >"$tmp/strategy.md"
   # STRATEGY_GAMES (e.g. "4x3") replaces the two games, to try the script quickly.
+  # STRATEGY_DB=DIR: probe the databases DIR/<capture> (from `kalah db build`) where present.
   for game in ${STRATEGY_GAMES:-6x4 6x5}; do
     local p=${game%x*} n=${game#*x}
     for capture in standard empty; do
-      local f="$tmp/m-$n-$capture" g="$tmp/p-$n-$capture"
+      local f="$tmp/m-$n-$capture" g="$tmp/p-$n-$capture" db=()
+      if [ -n "${STRATEGY_DB:-}" ] && [ -d "$STRATEGY_DB/$capture" ]; then
+        db=(--db "$STRATEGY_DB/$capture")
+      fi
       echo "Kalah($p,$n) capture=$capture: moves" >&2
-      run "$f" -- $K moves --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" --json --quiet
+      run "$f" -- $K moves --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" --json --quiet
       echo "Kalah($p,$n) capture=$capture: pie" >&2
-      run "$g" -- $K solve --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" --pie --json --quiet
+      run "$g" -- $K solve --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" --pie --json --quiet
       {
         echo "## Kalah($p,$n), $capture capture"
         echo

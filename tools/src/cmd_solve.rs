@@ -48,7 +48,7 @@ pub struct SearchArgs {
     pub max_depth: u8,
 }
 
-/// Arguments of `kalah solve`.
+/// Arguments of `kalah solve` and `kalah moves`.
 #[derive(Args, Debug)]
 pub struct SolveArgs {
     #[command(flatten)]
@@ -57,7 +57,8 @@ pub struct SolveArgs {
     pub position: PositionArg,
     #[command(flatten)]
     pub search: SearchArgs,
-    /// One JSON object on stdout instead of the readable report
+    /// JSON on stdout instead of the readable report (solve: one object; moves: one object
+    /// per move)
     #[arg(long)]
     pub json: bool,
     /// No progress display on stderr
@@ -65,22 +66,8 @@ pub struct SolveArgs {
     pub quiet: bool,
 }
 
-/// Arguments of `kalah moves`.
-#[derive(Args, Debug)]
-pub struct MovesArgs {
-    #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub position: PositionArg,
-    #[command(flatten)]
-    pub search: SearchArgs,
-    /// One JSON object per move on stdout
-    #[arg(long)]
-    pub json: bool,
-    /// No progress display on stderr
-    #[arg(long)]
-    pub quiet: bool,
-}
+/// `kalah moves` takes the same arguments as `kalah solve`.
+pub type MovesArgs = SolveArgs;
 
 /// A progress display on stderr: a spinner, and one line per finished step.
 pub struct Progress {
