@@ -91,3 +91,18 @@ fn list_shows_every_case_with_its_cost_class() {
     assert!(out.contains("6x4-standard"), "{out}");
     assert!(out.contains("Rawlings"), "{out}");
 }
+
+/// The long published cases, Kalah(6,4) under both capture rules (minutes each on the
+/// 2-core machine). Opt-in: `cargo test --release -p tools --test verify -- --ignored`.
+#[test]
+#[ignore = "minutes: solves Kalah(6,4) under both capture rules"]
+fn long_published_cases_agree() {
+    let out = Command::cargo_bin("kalah")
+        .unwrap()
+        .args(["verify", "--quiet", "--cases", "6x4-standard,6x4-empty"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("2 of 2 cases agree"), "{stdout}");
+}
