@@ -169,11 +169,23 @@ pub fn solve(
     solver: &mut Solver<'_>,
     pos: &Position,
     max_depth: u8,
+    progress: impl FnMut(&Iteration),
+) -> Solution {
+    solve_parallel(solver, pos, max_depth, 1, progress)
+}
+
+/// As [`solve`], with `threads` search threads sharing the table (see
+/// [`Solver::solve_parallel`]).
+pub fn solve_parallel(
+    solver: &mut Solver<'_>,
+    pos: &Position,
+    max_depth: u8,
+    threads: usize,
     mut progress: impl FnMut(&Iteration),
 ) -> Solution {
     let board = pos.board();
     let mut iterations = Vec::new();
-    let value = solver.solve(&board, max_depth, |it| {
+    let value = solver.solve_parallel(&board, max_depth, threads, |it| {
         iterations.push(*it);
         progress(it)
     });

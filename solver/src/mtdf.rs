@@ -24,6 +24,9 @@
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
 use crate::probe::Probe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use crate::tt::{self, Table, EXACT, NO_MOVE};
 
 /// The largest depth-limited iteration before the exact search.
@@ -45,7 +48,13 @@ pub struct Iteration {
 /// A search: the rules, a transposition table and an optional database.
 pub struct Solver<'a> {
     game: &'a Game,
-    pub table: Table,
+    /// Shared with helper threads during [`Solver::solve_parallel`].
+    pub table: Arc<Table>,
+    stats: tt::Stats,
+    /// Set for helper threads: when it turns true they unwind without storing anything.
+    stop: Option<&'a AtomicBool>,
+    /// Varies the move order of helper threads so that they explore other subtrees first.
+    salt: i32,
     probe: Option<&'a dyn Probe>,
     probe_max: u32,
     /// Nodes visited (calls of [`Solver::test`] that did not end at a database probe).
@@ -63,7 +72,12 @@ impl<'a> Solver<'a> {
         }
         Ok(Solver {
             game,
-            table: Table::new(tt_mb).map_err(|e| SolveError::Table(tt_mb, e.to_string()))?,
+            table: Arc::new(
+                Table::new(tt_mb).map_err(|e| SolveError::Table(tt_mb, e.to_string()))?,
+            ),
+            stats: tt::Stats::default(),
+            stop: None,
+            salt: 0,
             probe: None,
             probe_max: 0,
             nodes: 0,
@@ -107,7 +121,7 @@ impl<'a> Solver<'a> {
         }
         self.nodes += 1;
         let mut tt_move = NO_MOVE;
-        if let Some(e) = self.table.probe(board) {
+        if let Some(e) = self.table.probe(board, &mut self.stats) {
             tt_move = e.mv;
             if e.depth >= depth {
                 if e.lo as i32 >= beta {
@@ -131,7 +145,7 @@ impl<'a> Solver<'a> {
             best = self.through(&step, seeds, beta, child_depth);
             best_move = tt_move;
         }
-        if best < beta {
+        if best < beta && !self.stopped() {
             let mut moves = [(0u8, 0i32, Step::NONE); 8];
             let mut n = 0;
             while mask != 0 {
@@ -141,7 +155,7 @@ impl<'a> Solver<'a> {
                 let order = match step.next {
                     Next::Over => 1 << 19,
                     Next::Same => (1 << 18) + pit as i32,
-                    Next::Other => ((step.captured as i32) << 8) + pit as i32,
+                    Next::Other => ((step.captured as i32) << 8) + (pit as i32 ^ self.salt),
                 };
                 // Insertion by order, best first.
                 let mut j = n;
@@ -154,6 +168,9 @@ impl<'a> Solver<'a> {
             }
             for &(pit, _, step) in &moves[..n] {
                 let v = self.through(&step, seeds, beta, child_depth);
+                if self.stopped() {
+                    return 0;
+                }
                 if v > best {
                     best = v;
                     best_move = pit;
@@ -163,13 +180,17 @@ impl<'a> Solver<'a> {
                 }
             }
         }
-        let work = self.nodes - nodes_before;
-        if best >= beta {
-            self.table.store(board, depth, best, seeds, best_move, work);
-        } else {
-            self.table
-                .store(board, depth, -seeds, best, best_move, work);
+        if self.stopped() {
+            return 0;
         }
+        let work = self.nodes - nodes_before;
+        let (lo, hi) = if best >= beta {
+            (best, seeds)
+        } else {
+            (-seeds, best)
+        };
+        self.table
+            .store(board, depth, lo, hi, best_move, work, &mut self.stats);
         best
     }
 
@@ -195,7 +216,7 @@ impl<'a> Solver<'a> {
         let (mut lo, mut hi) = (-seeds, seeds);
         let mut g = guess.clamp(lo, hi);
         let mut tests = 0;
-        while lo < hi {
+        while lo < hi && !self.stopped() {
             let beta = if g == lo { g + 1 } else { g };
             let r = self.test(board, seeds, beta, depth);
             tests += 1;
@@ -223,7 +244,7 @@ impl<'a> Solver<'a> {
         }
         let mut guess = 0;
         let mut depth = 2;
-        while depth <= max_depth.min(MAX_ID_DEPTH) {
+        while depth <= max_depth.min(MAX_ID_DEPTH) && !self.stopped() {
             let (v, tests) = self.mtdf(board, guess, depth);
             guess = v;
             progress(&Iteration {
@@ -251,7 +272,7 @@ impl<'a> Solver<'a> {
             None => {
                 let guess = self
                     .table
-                    .probe(board)
+                    .probe(board, &mut self.stats)
                     .filter(|e| e.depth == EXACT)
                     .map_or(0, |e| (e.lo as i32 + e.hi as i32) / 2);
                 self.mtdf(board, guess, EXACT).0
@@ -284,7 +305,10 @@ impl<'a> Solver<'a> {
         while self.game.terminal_value(&board).is_none() {
             let seeds = board.seeds() as i32;
             // The table's move first: it is usually the one that proved the value.
-            let tt_move = self.table.probe(&board).map_or(NO_MOVE, |e| e.mv);
+            let tt_move = self
+                .table
+                .probe(&board, &mut self.stats)
+                .map_or(NO_MOVE, |e| e.mv);
             let mut steps: Vec<(usize, Step)> = self.game.steps(&board).collect();
             steps.sort_by_key(|&(pit, _)| pit as u8 != tt_move);
             let mut chosen = None;
@@ -311,7 +335,67 @@ impl<'a> Solver<'a> {
 
     /// Table statistics.
     pub fn table_stats(&self) -> tt::Stats {
-        self.table.stats
+        self.stats
+    }
+
+    #[inline]
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// As [`Solver::solve`], with `threads - 1` helper threads searching the same board at
+    /// the same time and sharing the table ("lazy SMP"). Helpers order moves differently,
+    /// so they fill the table with results the main search then finds ready; the value is
+    /// the main search's, and exactly what [`Solver::solve`] returns (only the bounds in
+    /// the table, never a helper's unfinished result, reach it: a helper that is stopped
+    /// unwinds without storing). Node and table counts include the helpers'.
+    pub fn solve_parallel(
+        &mut self,
+        board: &Board,
+        max_depth: u8,
+        threads: usize,
+        progress: impl FnMut(&Iteration),
+    ) -> i32 {
+        if threads <= 1 || self.stop.is_some() {
+            return self.solve(board, max_depth, progress);
+        }
+        let stop = AtomicBool::new(false);
+        let (value, helpers): (i32, Vec<(u64, u64, tt::Stats)>) = std::thread::scope(|s| {
+            let handles: Vec<_> = (1..threads)
+                .map(|i| {
+                    let mut h = Solver {
+                        game: self.game,
+                        table: Arc::clone(&self.table),
+                        stats: tt::Stats::default(),
+                        stop: Some(&stop),
+                        salt: i as i32,
+                        probe: self.probe,
+                        probe_max: self.probe_max,
+                        nodes: 0,
+                        probes: 0,
+                    };
+                    let board = *board;
+                    s.spawn(move || {
+                        h.solve(&board, max_depth, |_| {});
+                        (h.nodes, h.probes, h.stats)
+                    })
+                })
+                .collect();
+            let v = self.solve(board, max_depth, progress);
+            stop.store(true, Ordering::Relaxed);
+            let out = handles
+                .into_iter()
+                // Invariant: a helper only searches; a panic there is a bug worth seeing.
+                .map(|h| h.join().expect("helper thread panicked"))
+                .collect();
+            (v, out)
+        });
+        for (nodes, probes, stats) in helpers {
+            self.nodes += nodes;
+            self.probes += probes;
+            self.stats += stats;
+        }
+        value
     }
 }
 

@@ -7,8 +7,8 @@
 //!
 //! # Layout
 //!
-//! Buckets of two 24-byte entries (three words each, see `Slot`); a board hashes to one bucket. Each entry holds a lower
-//! and an upper bound on the value, the search depth they hold for ([`EXACT`] for bounds on
+//! Buckets of one cache line: a sequence lock and two entries of three words each (see
+//! `Slot`); a board hashes to one bucket. Each entry holds a lower and an upper bound on the value, the search depth they hold for ([`EXACT`] for bounds on
 //! the true value), the best move found, and the work done to find them (log2 of the nodes
 //! searched below).
 //!
@@ -20,6 +20,8 @@
 //! by work (an exact result that took a million nodes is worth keeping over one that took
 //! ten), and the loser goes to the second slot, which is always overwritten. Deep, costly
 //! results therefore survive, and recent cheap ones still find room.
+
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 use crate::board::Board;
 
@@ -79,6 +81,10 @@ impl Entry {
             work: (d >> 48) as u8,
         }
     }
+
+    fn occupied(&self) -> bool {
+        self.work != 0
+    }
 }
 
 /// Table statistics, for the solver's report.
@@ -91,9 +97,89 @@ pub struct Stats {
     pub evictions: u64,
 }
 
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.probes += o.probes;
+        self.hits += o.hits;
+        self.stores += o.stores;
+        self.evictions += o.evictions;
+    }
+}
+
+/// One cache line: a sequence lock and two slots.
+///
+/// Several search threads share a table (see [`crate::mtdf`]), and an entry spans three
+/// words, so a reader could otherwise see half of one write and half of another. The lock
+/// makes every bucket read a consistent snapshot: a writer makes `version` odd, writes,
+/// and makes it even again; a reader retries if `version` was odd or changed while it read.
+/// All fields are atomics, so the racy reads of a retried attempt are not undefined
+/// behaviour; with one thread the lock is never contended.
+#[repr(C, align(64))]
+struct Bucket {
+    version: AtomicU64,
+    slots: [[AtomicU64; 3]; 2],
+}
+
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+
+impl Bucket {
+    #[inline]
+    fn read(&self) -> [Slot; 2] {
+        loop {
+            let v1 = self.version.load(Ordering::Acquire);
+            if v1 & 1 == 0 {
+                let mut out = [[0u64; 3]; 2];
+                for (o, s) in out.iter_mut().zip(&self.slots) {
+                    for (w, a) in o.iter_mut().zip(s) {
+                        *w = a.load(Ordering::Relaxed);
+                    }
+                }
+                fence(Ordering::Acquire);
+                if self.version.load(Ordering::Relaxed) == v1 {
+                    return out;
+                }
+            }
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Run `f` on the bucket's contents under the lock and write back what it returns.
+    #[inline]
+    fn update<R>(&self, f: impl FnOnce(&mut [Slot; 2]) -> R) -> R {
+        let v = loop {
+            let v = self.version.load(Ordering::Relaxed);
+            if v & 1 == 0
+                && self
+                    .version
+                    .compare_exchange_weak(v, v + 1, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                break v;
+            }
+            std::hint::spin_loop();
+        };
+        fence(Ordering::Release);
+        let mut cur = [[0u64; 3]; 2];
+        for (o, s) in cur.iter_mut().zip(&self.slots) {
+            for (w, a) in o.iter_mut().zip(s) {
+                *w = a.load(Ordering::Relaxed);
+            }
+        }
+        let r = f(&mut cur);
+        for (o, s) in cur.iter().zip(&self.slots) {
+            for (w, a) in o.iter().zip(s) {
+                a.store(*w, Ordering::Relaxed);
+            }
+        }
+        self.version.store(v + 2, Ordering::Release);
+        r
+    }
+}
+
 /// Zeroed memory for the buckets: an anonymous map, which the kernel may back with huge
 /// pages when asked (`madvise(MADV_HUGEPAGE)`). A table of gigabytes probed at random
-/// otherwise spends much of each probe on TLB misses.
+/// otherwise spends much of each probe on TLB misses (measured: 26% less time for the same
+/// nodes on a 2 GiB table, see `results/bench.md`).
 struct Storage {
     map: memmap2::MmapMut,
     len: usize,
@@ -101,7 +187,7 @@ struct Storage {
 
 impl Storage {
     fn new(len: usize) -> std::io::Result<Storage> {
-        let map = memmap2::MmapMut::map_anon(len * std::mem::size_of::<[Slot; 2]>())?;
+        let map = memmap2::MmapMut::map_anon(len * std::mem::size_of::<Bucket>())?;
         #[cfg(target_os = "linux")]
         {
             // Only advice: without huge pages the table works the same, slower.
@@ -112,29 +198,13 @@ impl Storage {
 }
 
 impl std::ops::Deref for Storage {
-    type Target = [[Slot; 2]];
-    fn deref(&self) -> &[[Slot; 2]] {
-        // SAFETY: the map is page-aligned (more than u64's alignment), `len` buckets long,
-        // zero-initialised (every bit pattern is a valid u64), and borrowed for as long as
-        // `self` lives; nothing else maps or aliases it.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<[Slot; 2]>(), self.len) }
+    type Target = [Bucket];
+    fn deref(&self) -> &[Bucket] {
+        // SAFETY: the map is page-aligned (more than `Bucket`'s 64), `len` buckets long and
+        // zero-initialised (all-zero atomics are valid), and borrowed for as long as `self`
+        // lives; it is only ever accessed through these atomics.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<Bucket>(), self.len) }
     }
-}
-
-impl std::ops::DerefMut for Storage {
-    fn deref_mut(&mut self) -> &mut [[Slot; 2]] {
-        // SAFETY: as in `deref`, and `&mut self` makes this the only reference.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<[Slot; 2]>(), self.len)
-        }
-    }
-}
-
-/// A fixed-size table of buckets of two entries.
-pub struct Table {
-    buckets: Storage,
-    mask: usize,
-    pub stats: Stats,
 }
 
 #[inline]
@@ -149,11 +219,6 @@ fn hash(key: u128) -> u64 {
     h ^ (h >> 31)
 }
 
-#[inline]
-fn occupied(s: &Slot) -> bool {
-    s[2] >> 48 != 0
-}
-
 /// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
 /// seeds in `2·pits` pits: at most `max_mb`, and no more than twice what every such board
 /// would fill (there are C(seeds + 2m, 2m) of them). A small solve then touches a small
@@ -163,7 +228,7 @@ pub fn sized_for(pits: usize, seeds: u32, max_mb: usize) -> usize {
         db_format::index::checked_binomial(seeds as u64 + 2 * pits as u64, 2 * pits as u64);
     match boards {
         Some(b) => {
-            let bytes = b.saturating_mul(2 * std::mem::size_of::<Slot>() as u64);
+            let bytes = b.saturating_mul(std::mem::size_of::<Bucket>() as u64);
             let mb = bytes.div_ceil(1 << 20).max(1);
             (mb.min(max_mb as u64) as usize).max(1)
         }
@@ -171,12 +236,18 @@ pub fn sized_for(pits: usize, seeds: u32, max_mb: usize) -> usize {
     }
 }
 
+/// A fixed-size table of buckets of two entries, shareable between search threads.
+pub struct Table {
+    buckets: Storage,
+    mask: usize,
+}
+
 impl Table {
     /// A table of at most `megabytes` MiB (rounded down to a power of two buckets, at least
     /// one bucket).
     pub fn new(megabytes: usize) -> std::io::Result<Table> {
         let bytes = megabytes.max(1) * (1 << 20);
-        let want = (bytes / std::mem::size_of::<[Slot; 2]>()).max(1);
+        let want = (bytes / std::mem::size_of::<Bucket>()).max(1);
         let n = if want.is_power_of_two() {
             want
         } else {
@@ -185,21 +256,20 @@ impl Table {
         Ok(Table {
             buckets: Storage::new(n)?,
             mask: n - 1,
-            stats: Stats::default(),
         })
     }
 
     /// Bytes the table occupies.
     pub fn bytes(&self) -> usize {
-        self.buckets.len() * std::mem::size_of::<[Slot; 2]>()
+        self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
     /// Entries in use (a scan of the whole table).
     pub fn used(&self) -> usize {
         self.buckets
             .iter()
-            .flat_map(|b| b.iter())
-            .filter(|e| occupied(e))
+            .flat_map(|b| b.read())
+            .filter(|s| Entry::unpack(s).occupied())
             .count()
     }
 
@@ -208,30 +278,25 @@ impl Table {
         self.buckets.len() * 2
     }
 
-    /// Forget everything.
-    pub fn clear(&mut self) {
-        self.buckets.fill([[0; 3]; 2]);
-        self.stats = Stats::default();
-    }
-
     #[inline]
-    fn bucket(&self, key: u128) -> usize {
-        hash(key) as usize & self.mask
+    fn bucket(&self, key: u128) -> &Bucket {
+        &self.buckets[hash(key) as usize & self.mask]
     }
 
     /// The entry for `board`, if the table holds one.
     #[inline]
-    pub fn probe(&mut self, board: &Board) -> Option<Entry> {
+    pub fn probe(&self, board: &Board, stats: &mut Stats) -> Option<Entry> {
         let key = board.key();
         let k = split(key);
-        self.stats.probes += 1;
-        let b = &self.buckets[self.bucket(key)];
-        let hit = b
+        stats.probes += 1;
+        let hit = self
+            .bucket(key)
+            .read()
             .iter()
-            .find(|s| occupied(s) && s[0] == k[0] && s[1] == k[1])
-            .map(Entry::unpack);
+            .map(Entry::unpack)
+            .find(|e| e.occupied() && e.key == k);
         if hit.is_some() {
-            self.stats.hits += 1;
+            stats.hits += 1;
         }
         hit
     }
@@ -239,55 +304,67 @@ impl Table {
     /// Record that the value of `board` at `depth` lies in `lo..=hi`, with best move `mv`,
     /// after `nodes` nodes of work (see the module docs for the policy).
     #[inline]
-    pub fn store(&mut self, board: &Board, depth: u8, lo: i32, hi: i32, mv: u8, nodes: u64) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &self,
+        board: &Board,
+        depth: u8,
+        lo: i32,
+        hi: i32,
+        mv: u8,
+        nodes: u64,
+        stats: &mut Stats,
+    ) {
         let key = board.key();
         let k = split(key);
         let work = (64 - nodes.leading_zeros()) as u8 + 1;
-        self.stats.stores += 1;
-        let idx = self.bucket(key);
-        let bucket = &mut self.buckets[idx];
-        for slot in bucket.iter_mut() {
-            if occupied(slot) && slot[0] == k[0] && slot[1] == k[1] {
+        stats.stores += 1;
+        let evicted = self.bucket(key).update(|bucket| {
+            for slot in bucket.iter_mut() {
                 let mut e = Entry::unpack(slot);
-                if depth == e.depth {
-                    e.lo = e.lo.max(lo as i16);
-                    e.hi = e.hi.min(hi as i16);
-                } else if depth > e.depth {
-                    e.lo = lo as i16;
-                    e.hi = hi as i16;
-                    e.depth = depth;
-                } else {
-                    return;
+                if e.occupied() && e.key == k {
+                    if depth == e.depth {
+                        e.lo = e.lo.max(lo as i16);
+                        e.hi = e.hi.min(hi as i16);
+                    } else if depth > e.depth {
+                        e.lo = lo as i16;
+                        e.hi = hi as i16;
+                        e.depth = depth;
+                    } else {
+                        return false;
+                    }
+                    if mv != NO_MOVE {
+                        e.mv = mv;
+                    }
+                    e.work = e.work.max(work);
+                    *slot = e.pack();
+                    return false;
                 }
-                if mv != NO_MOVE {
-                    e.mv = mv;
-                }
-                e.work = e.work.max(work);
-                *slot = e.pack();
-                return;
             }
-        }
-        let new = Entry {
-            key: k,
-            lo: lo as i16,
-            hi: hi as i16,
-            depth,
-            mv,
-            work,
-        };
-        let old = Entry::unpack(&bucket[0]);
-        let (keep, drop) = if (new.depth, new.work) >= (old.depth, old.work) {
-            (new, old)
-        } else {
-            (old, new)
-        };
-        // The loser takes the second slot, evicting whatever was there.
-        if occupied(&bucket[1]) && drop.work != 0 {
-            self.stats.evictions += 1;
-        }
-        bucket[0] = keep.pack();
-        if drop.work != 0 {
-            bucket[1] = drop.pack();
+            let new = Entry {
+                key: k,
+                lo: lo as i16,
+                hi: hi as i16,
+                depth,
+                mv,
+                work,
+            };
+            let old = Entry::unpack(&bucket[0]);
+            let (keep, drop) = if (new.depth, new.work) >= (old.depth, old.work) {
+                (new, old)
+            } else {
+                (old, new)
+            };
+            // The loser takes the second slot, evicting whatever was there.
+            let evicted = Entry::unpack(&bucket[1]).occupied() && drop.occupied();
+            bucket[0] = keep.pack();
+            if drop.occupied() {
+                bucket[1] = drop.pack();
+            }
+            evicted
+        });
+        if evicted {
+            stats.evictions += 1;
         }
     }
 }
@@ -298,8 +375,8 @@ mod tests {
 
     #[test]
     fn small_boards_get_small_tables() {
-        // C(18 + 6, 6) = 134,596 boards of Kalah(3,3): 2 × 24 bytes each, 7 MiB.
-        assert_eq!(sized_for(3, 18, 1024), 7);
+        // C(18 + 6, 6) = 134,596 boards of Kalah(3,3): a 64-byte bucket each, 8.2 MiB.
+        assert_eq!(sized_for(3, 18, 1024), 9);
         assert_eq!(sized_for(6, 48, 1024), 1024);
         assert_eq!(sized_for(1, 0, 1024), 1);
     }
@@ -307,29 +384,57 @@ mod tests {
     #[test]
     fn store_probe_and_tighten() {
         let mut t = Table::new(1).unwrap();
+        let st = &mut Stats::default();
         let b = Board::start(6, 4);
-        assert!(t.probe(&b).is_none());
-        t.store(&b, EXACT, 2, 48, 3, 100);
-        t.store(&b, EXACT, -48, 10, NO_MOVE, 10);
-        let e = t.probe(&b).unwrap();
+        assert!(t.probe(&b, st).is_none());
+        t.store(&b, EXACT, 2, 48, 3, 100, st);
+        t.store(&b, EXACT, -48, 10, NO_MOVE, 10, st);
+        let e = t.probe(&b, st).unwrap();
         assert_eq!((e.lo, e.hi, e.mv, e.depth), (2, 10, 3, EXACT));
         // A shallower result does not overwrite an exact one.
-        t.store(&b, 3, 0, 0, 1, 1000);
-        let e = t.probe(&b).unwrap();
+        t.store(&b, 3, 0, 0, 1, 1000, st);
+        let e = t.probe(&b, st).unwrap();
         assert_eq!((e.lo, e.hi, e.depth), (2, 10, EXACT));
+    }
+
+    #[test]
+    fn threads_sharing_a_table_never_see_torn_entries() {
+        // Writers store entries whose bounds are a function of the key; readers check it.
+        let t = Table::new(1).unwrap();
+        let boards: Vec<Board> = (0..64u8)
+            .map(|i| Board::from_cells(2, &[i, 1, 2, 3]))
+            .collect();
+        std::thread::scope(|s| {
+            for w in 0..2 {
+                let (t, boards) = (&t, &boards);
+                s.spawn(move || {
+                    let st = &mut Stats::default();
+                    for round in 0..20_000usize {
+                        let b = &boards[(round * 7 + w) % boards.len()];
+                        let v = b.cells()[0] as i32;
+                        t.store(b, EXACT, v, v + 1, 0, round as u64, st);
+                        if let Some(e) = t.probe(&boards[round % boards.len()], st) {
+                            let want = boards[round % boards.len()].cells()[0] as i16;
+                            assert_eq!((e.lo, e.hi), (want, want + 1));
+                        }
+                    }
+                });
+            }
+        });
     }
 
     #[test]
     fn valuable_entries_survive_collisions() {
         let mut t = Table::new(1).unwrap();
+        let st = &mut Stats::default();
         t.mask = 0;
         let boards: Vec<Board> = (1..=4).map(|i| Board::start(6, i)).collect();
-        t.store(&boards[0], EXACT, 0, 0, 0, 1 << 20);
+        t.store(&boards[0], EXACT, 0, 0, 0, 1 << 20, st);
         for b in &boards[1..] {
-            t.store(b, EXACT, 1, 1, 0, 5);
+            t.store(b, EXACT, 1, 1, 0, 5, st);
         }
-        assert!(t.probe(&boards[0]).is_some());
-        assert!(t.probe(&boards[3]).is_some());
-        assert!(t.probe(&boards[1]).is_none());
+        assert!(t.probe(&boards[0], st).is_some());
+        assert!(t.probe(&boards[3], st).is_some());
+        assert!(t.probe(&boards[1], st).is_none());
     }
 }

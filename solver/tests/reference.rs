@@ -99,6 +99,19 @@ fn solving_with_iterative_deepening_gives_the_same_value() {
 }
 
 #[test]
+fn two_threads_sharing_the_table_give_the_same_values() {
+    for pits in 3..=4 {
+        for rules in acyclic_rules(pits, 3).into_iter().step_by(5) {
+            let game = Game::new(rules);
+            let start = Board::start(pits, 3);
+            let want = reference(&game, &start, &mut HashMap::new());
+            let mut solver = Solver::new(&game, 4).unwrap();
+            assert_eq!(solver.solve_parallel(&start, 6, 2, |_| {}), want, "{rules}");
+        }
+    }
+}
+
+#[test]
 fn principal_variation_reaches_the_value() {
     for rules in acyclic_rules(3, 2) {
         let game = Game::new(rules);

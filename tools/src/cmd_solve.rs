@@ -37,7 +37,8 @@ pub struct SearchArgs {
     /// Transposition table size in MiB
     #[arg(long, value_name = "MB", default_value_t = 1024)]
     pub tt_mb: usize,
-    /// Worker threads (moves: root moves solved in parallel)
+    /// Search threads (solve: threads sharing the table, lazy SMP; moves: root moves
+    /// solved in parallel)
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
     /// Endgame database directory (from `kalah db build`) to probe
@@ -230,9 +231,11 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     let mut engine = engine(&back, &a.search, pos.board_seeds())?;
     let start = Instant::now();
     let solution: Solution = match &mut engine {
-        Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
-            report_iteration(&progress, &pos, it, start)
-        }),
+        Engine::Search(solver) => {
+            analysis::solve_parallel(solver, &pos, a.search.max_depth, a.search.threads, |it| {
+                report_iteration(&progress, &pos, it, start)
+            })
+        }
         Engine::Retro(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
     };
     let pie = if rules.pie {
