@@ -15,7 +15,7 @@
 //!
 //! Seeds on the board never increase. A move that puts a seed into any store (a free move
 //! always does) leaves the level `k` of the board: its value is its gain plus the value of
-//! a board of a lower level, read from the levels built before ([`Step::value_through`]).
+//! a board of a lower level, read from the levels built before ([`crate::game::Step::value_through`]).
 //! A move that ends the game is worth its gain. Every other move keeps all `k` seeds on
 //! the board, gains nothing and passes the turn: a *same-level* move to a board `Q` with the
 //! opponent to move. Within level `k` the game is therefore a game on a finite graph whose

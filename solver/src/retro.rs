@@ -27,21 +27,52 @@
 //!
 //! # The algorithm
 //!
-//! A memoised depth-first evaluation over one shared array of `AtomicI8`, with
-//! [`UNKNOWN`] (`i8::MIN`, never a value since `k <= 127`) for "not computed yet".
-//! Worker threads (rayon) take chunks of consecutive ranks and evaluate each board of the
-//! chunk; a board's same-level children are read from the array and, when still unknown,
-//! evaluated first, recursively (depth at most `k·m`, by the argument above). Lower-level
-//! children are read from `lower`. Two threads may evaluate the same board at the same
-//! time; both compute the same value from the same inputs, so the racing `Relaxed`
-//! stores are benign and the result does not depend on the schedule or the number of
-//! threads. Chunks walk ranks in order with [`next_in_rank_order`] instead of unranking
-//! each board.
+//! One shared array of `AtomicI8`, with [`UNKNOWN`] (`i8::MIN`, never a value since
+//! `k <= 127`) for "not computed yet", filled in an order that computes every same-level
+//! child before its parent and keeps the memory touched together close.
+//!
+//! **Rows and blocks.** Write a board as `(a, b)`: the mover's row `a`, the opponent's
+//! row `b`. The rank of [`db_format::Ranker`] splits as `rank(a, b) = lo(a) + hi(|a|, b)`:
+//! the first `m - 1` bars give `lo(a)`, the rank of `a` among the rows of its sum, and
+//! the others `hi`. So the boards with opponent's row `b` fill one contiguous block of
+//! the level, in the order of their mover's rows. Order all rows of sums `0..=k` by
+//! (sum, rank). A same-level move from `(a, b)` leads to `(b, a')`, where `a'` is `a`
+//! with seeds moved towards the store: the highest pit that changes gains seeds, so `a'`
+//! has the same sum and a *smaller* rank than `a` (ranks order rows by their last pit
+//! first, descending).
+//!
+//! **Tiles.** Cut the rows of each sum into tiles of `TILE` consecutive rows, and walk
+//! the unordered pairs of tiles `{p <= q}` whose sums add up to `k` by `(q, p)`; within a
+//! pair, walk `x` in `p` and `y` in `q` with `x` ascending for each `y` and `y` ascending
+//! for each `x`, evaluating both `(x, y)` and `(y, x)`. The child `(y, x')` of `(x, y)` has
+//! `x' < x`: it was done earlier in the pair or in a pair of a smaller key, and likewise
+//! for `(y, x)`. The parents of a pair lie in `|q|` runs of `|p|` bytes (and the transposed
+//! ones), their same-level children in runs too, and their lower children near each
+//! other, so a pair works in cache.
+//!
+//! **Moves by rows.** With single sowing the seeds of a pit land in fixed slots whatever
+//! the opponent's row: a move adds a fixed vector to `b`, and only a capture (the pit
+//! facing the last seed) depends on `b`. `Kernel` computes each row's moves once per
+//! tile pair and evaluates a board from them with packed `u64` rows, a table of the end
+//! rule (which depends on the rows' sums only) and the split ranks. Relay sowing goes
+//! through [`Game::play`] for every board.
+//!
+//! Worker threads (rayon) take batches of consecutive pairs in that order from a shared
+//! counter. A same-level child still unknown (another thread is on it) is evaluated on
+//! the spot, recursively (depth at most `k·m`, by the argument above); two threads may
+//! then evaluate the same board, but both compute the same value from the same inputs,
+//! so the racing `Relaxed` stores are benign and the result does not depend on the
+//! schedule or the number of threads.
+//!
+//! Lower levels come from a [`Probe`] ([`build_level`]) or, faster, as their values in
+//! rank order ([`build_level_from_values`]: one rank from the split parts and one byte
+//! read per child, no call through a trait object).
 //!
 //! The same routine builds a contiguous slice of ranks only ([`build_range`]): it still
 //! needs the whole level's array for the same-level children outside the slice, but
-//! evaluates only the boards the slice depends on. Values are schedule-independent, so
-//! slices joined end to end equal the whole level byte for byte.
+//! walks the slice's ranks in order with [`next_in_rank_order`] and evaluates only the
+//! boards the slice depends on (a memoised depth-first evaluation). Values are
+//! schedule-independent, so slices joined end to end equal the whole level byte for byte.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
@@ -122,6 +153,9 @@ pub fn build_range(
     ranks: Range<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<i8>, RetroError> {
+    if game.rules().can_cycle() {
+        return Err(RetroError::Cyclic);
+    }
     if k > 0 && (lower.max_seeds() < k - 1 || lower.value(&Board::EMPTY).is_none()) {
         return Err(RetroError::MissingLower {
             k,
@@ -153,6 +187,9 @@ pub fn build_range_from_values(
     ranks: Range<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<i8>, RetroError> {
+    if game.rules().can_cycle() {
+        return Err(RetroError::Cyclic);
+    }
     let cells = 2 * game.pits();
     for j in 0..k {
         let ok = match lower.get(j as usize) {
@@ -169,7 +206,13 @@ pub fn build_range_from_values(
             });
         }
     }
-    build(game, k, Lower::Values(&lower[..k as usize]), ranks, progress)
+    build(
+        game,
+        k,
+        Lower::Values(&lower[..k as usize]),
+        ranks,
+        progress,
+    )
 }
 
 /// Where the lower levels are read.
@@ -361,12 +404,45 @@ impl Level<'_> {
             Lower::Values(v) => {
                 let rank = self.fast.rank(child.cells());
                 debug_assert_eq!(
-                    Ranker::new(self.cells, seeds).map(|r| r.rank(&child.cells()[..self.cells])).ok(),
+                    Ranker::new(self.cells, seeds)
+                        .map(|r| r.rank(&child.cells()[..self.cells]))
+                        .ok(),
                     Some(rank)
                 );
                 i32::from(v[seeds as usize][rank as usize])
             }
         }
+    }
+
+    /// The board of two packed rows (first the mover's).
+    #[inline]
+    fn board_of(&self, rows: &[u64; 2]) -> Board {
+        let shift = 4 * self.cells as u32;
+        Board::from_key(u128::from(rows[0]) | u128::from(rows[1]) << shift)
+    }
+
+    /// The value of the lower-level board `rows` (packed rows, the mover's first), `gone`
+    /// seeds below this level, whose rank there is `rank`.
+    #[inline]
+    fn lower_at(&self, rows: &[u64; 2], gone: usize, rank: u64) -> i32 {
+        let seeds = self.k as usize - gone;
+        match self.lower {
+            Lower::Values(v) => {
+                debug_assert_eq!(rank, self.fast.rank(self.board_of(rows).cells()));
+                i32::from(v[seeds][rank as usize])
+            }
+            Lower::Probe(_) => self.lower_value(&self.board_of(rows), seeds as u32),
+        }
+    }
+
+    /// The value of the same-level board `rows` of rank `rank`, computed if unknown.
+    fn same_level_at(&self, rank: u64, rows: &[u64; 2]) -> i32 {
+        let child = self.board_of(rows);
+        debug_assert_eq!(rank, self.fast.rank(child.cells()));
+        let slot = &self.values[rank as usize];
+        let v = self.eval(&child);
+        slot.store(v, Relaxed);
+        i32::from(v)
     }
 
     /// The value of the same-level child `child` of `parent`, from the array or computed.
@@ -416,6 +492,34 @@ impl FastRank {
         }
     }
 
+    /// The terms of the first row's bars: the rank of the packed row `first` among the
+    /// rows of its sum (the `m`-cell ranking), and the low part of a board's rank.
+    #[inline]
+    fn lo(&self, first: u64) -> u64 {
+        let m = self.cells / 2;
+        let mut bar = 0usize;
+        let mut r = 0u64;
+        for j in 0..m - 1 {
+            bar += ((first >> (8 * j)) & 0xff) as usize;
+            r += self.table[j * self.width + bar + j];
+        }
+        r
+    }
+
+    /// The terms of the other bars of a board whose first row holds `a` seeds and whose
+    /// second row is the packed `second`: `rank = lo(first) + hi(a, second)`.
+    #[inline]
+    fn hi(&self, a: usize, second: u64) -> u64 {
+        let m = self.cells / 2;
+        let mut bar = a + m - 1;
+        let mut r = self.table[(m - 1) * self.width + bar];
+        for j in 0..m - 1 {
+            bar += ((second >> (8 * j)) & 0xff) as usize + 1;
+            r += self.table[(m + j) * self.width + bar];
+        }
+        r
+    }
+
     /// The rank of the first `cells` cells of `c` (which must hold the level's seeds).
     #[inline]
     fn rank(&self, c: &[u8; 16]) -> u64 {
@@ -455,6 +559,9 @@ struct Tiling {
 /// Rows per tile.
 const TILE: usize = 64;
 
+/// Rows of the opponent's tile walked together (see [`Kernel::pair`]).
+const BAND: usize = 8;
+
 impl Level<'_> {
     /// Builds the whole level in tile order (see the module docs), in parallel.
     fn tiled(&self, progress: &(dyn Fn(u64) + Sync)) -> Result<(), RetroError> {
@@ -463,8 +570,8 @@ impl Level<'_> {
         // Every row of sum 0..=k, ordered by (sum, rank).
         let mut rows: Vec<Row> = Vec::new();
         let mut first = vec![0usize; k + 2];
-        for s in 0..=k {
-            first[s] = rows.len();
+        for (s, start) in first.iter_mut().enumerate().take(k + 1) {
+            *start = rows.len();
             let r = Ranker::new(m, s as u32)?;
             let mut c = [0u8; 8];
             r.unrank(0, &mut c[..m]);
@@ -543,41 +650,41 @@ impl Level<'_> {
         );
         let next = std::sync::atomic::AtomicUsize::new(0);
         let threads = rayon::current_num_threads().max(1);
-        let kernel = Kernel::new(self.game);
+        let kernel = Kernel::new(self.game, k);
         (0..threads).into_par_iter().for_each(|_| {
-            let mut scratch = (Vec::new(), Vec::new());
+            let mut scratch = (Vec::new(), Vec::new(), 0..0);
             loop {
-            let i = next.fetch_add(1, Relaxed);
-            let Some(&(end, n)) = batches.get(i) else {
-                break;
-            };
-            let start = if i == 0 { 0 } else { batches[i - 1].0 };
-            for &(p, q) in &pairs[start..end] {
-                let (a, b, _) = tiles[p as usize];
-                let (c, d, _) = tiles[q as usize];
-                if let Some(kern) = &kernel {
-                    kern.pair(self, &tl, a..b, c..d, &mut scratch);
-                    continue;
-                }
-                if p == q {
-                    for x in a..b {
-                        for y in a..=x {
-                            self.visit(&rows[x], &rows[y]);
-                            if x != y {
-                                self.visit(&rows[y], &rows[x]);
+                let i = next.fetch_add(1, Relaxed);
+                let Some(&(end, n)) = batches.get(i) else {
+                    break;
+                };
+                let start = if i == 0 { 0 } else { batches[i - 1].0 };
+                for &(p, q) in &pairs[start..end] {
+                    let (a, b, _) = tiles[p as usize];
+                    let (c, d, _) = tiles[q as usize];
+                    if let Some(kern) = &kernel {
+                        kern.pair(self, &tl, a..b, c..d, &mut scratch);
+                        continue;
+                    }
+                    if p == q {
+                        for x in a..b {
+                            for y in a..=x {
+                                self.visit(&rows[x], &rows[y]);
+                                if x != y {
+                                    self.visit(&rows[y], &rows[x]);
+                                }
+                            }
+                        }
+                    } else {
+                        for y in &rows[c..d] {
+                            for x in &rows[a..b] {
+                                self.visit(x, y);
+                                self.visit(y, x);
                             }
                         }
                     }
-                } else {
-                    for y in &rows[c..d] {
-                        for x in &rows[a..b] {
-                            self.visit(x, y);
-                            self.visit(y, x);
-                        }
-                    }
                 }
-            }
-            progress(n);
+                progress(n);
             }
         });
         Ok(())
@@ -598,6 +705,13 @@ impl Level<'_> {
             slot.store(self.eval(&board), Relaxed);
         }
     }
+}
+
+/// Seeds in a packed row.
+#[inline]
+fn row_sum(row: u64) -> usize {
+    // Every byte is at most 127 and so is their sum: no carry crosses a byte.
+    (row.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
 }
 
 /// No capture can follow a move (in [`FastMove::cap`]).
@@ -622,6 +736,13 @@ struct FastMove {
     cap: u8,
     /// With no seed in any store: the row index of `own_row`.
     row: u32,
+    /// Seeds in `own_row` and in `opp_add`.
+    own_sum: u8,
+    add_sum: u8,
+    /// `lo(own_row)` (the rank part of a free move's child) and, for a move to the
+    /// opponent without capture, `hi(opponent's seeds afterwards, own_row)`.
+    lo_own: u64,
+    hi_own: u64,
 }
 
 /// The moves of one mover's row.
@@ -638,28 +759,47 @@ struct Kernel {
     lap: usize,
     sow_opp: bool,
     capture: Capture,
+    /// `end[a * (k + 1) + b]`: the value of a board whose mover's row holds `a` seeds and
+    /// whose opponent's row `b` when the game is over there, else [`UNKNOWN`]. The end
+    /// rule looks at the rows' sums only.
+    end: Vec<i8>,
+    k: usize,
 }
 
 impl Kernel {
     /// The kernel of `game`, if its rules sow singly (relay sowing depends on every pit
     /// it passes).
-    fn new(game: &Game) -> Option<Kernel> {
+    fn new(game: &Game, k: usize) -> Option<Kernel> {
         let r = game.rules();
         if r.sowing != Sowing::Single || r.can_cycle() {
             return None;
         }
         let sow_opp = r.opp_store == OppStore::Sow;
         let pits = game.pits();
+        let mut end = vec![UNKNOWN; (k + 1) * (k + 1)];
+        for a in 0..=k {
+            for b in 0..=k - a {
+                let mut c = [0u8; 16];
+                c[0] = a as u8;
+                c[pits] = b as u8;
+                if let Some(v) = game.terminal_value(&Board::from_cells(pits, &c[..2 * pits])) {
+                    end[a * (k + 1) + b] = v as i8;
+                }
+            }
+        }
         Some(Kernel {
             pits,
             lap: 2 * pits + 1 + usize::from(sow_opp),
             sow_opp,
             capture: r.capture,
+            end,
+            k,
         })
     }
 
     /// The moves of the mover's row `row` (of index `rows[..]`, sum `s`).
-    fn moves(&self, row: &Row, rankers: &[Ranker], first: &[usize]) -> FastMoves {
+    fn moves(&self, row: &Row, tl: &Tiling, fast: &FastRank, k: usize) -> FastMoves {
+        let (rankers, first) = (&tl.rankers, &tl.first);
         let m = self.pits;
         let mut out = FastMoves::default();
         for pit in 0..m {
@@ -688,18 +828,32 @@ impl Kernel {
                 NO_CAP
             };
             let own = slots[m] as u8;
-            let opp = if self.sow_opp { slots[2 * m + 1] as u8 } else { 0 };
+            let opp = if self.sow_opp {
+                slots[2 * m + 1] as u8
+            } else {
+                0
+            };
+            let s = row.cells[..m]
+                .iter()
+                .map(|&c| usize::from(c))
+                .sum::<usize>();
+            let own_sum = own_row.iter().map(|&c| usize::from(c)).sum::<usize>();
+            let add_sum = opp_add.iter().map(|&c| usize::from(c)).sum::<usize>();
+            let packed = u64::from_le_bytes(own_row);
             let mut mv = FastMove {
-                own_row: u64::from_le_bytes(own_row),
+                own_row: packed,
                 opp_add: u64::from_le_bytes(opp_add),
                 own,
                 opp,
                 in_store: pos == m,
                 cap,
                 row: 0,
+                own_sum: own_sum as u8,
+                add_sum: add_sum as u8,
+                lo_own: fast.lo(packed),
+                hi_own: fast.hi(k - s + add_sum, packed),
             };
             if own == 0 && opp == 0 {
-                let s = row.cells[..m].iter().map(|&c| usize::from(c)).sum::<usize>();
                 mv.row = (first[s] as u64 + rankers[s].rank(&own_row[..m])) as u32;
             }
             out.moves[usize::from(out.n)] = mv;
@@ -715,11 +869,15 @@ impl Kernel {
         tl: &Tiling,
         p: Range<usize>,
         q: Range<usize>,
-        scratch: &mut (Vec<FastMoves>, Vec<FastMoves>),
+        scratch: &mut (Vec<FastMoves>, Vec<FastMoves>, Range<usize>),
     ) {
-        let (mp, mq) = scratch;
+        let (mp, mq, cached) = scratch;
         mp.clear();
-        mp.extend(tl.rows[p.clone()].iter().map(|r| self.moves(r, &tl.rankers, &tl.first)));
+        mp.extend(
+            tl.rows[p.clone()]
+                .iter()
+                .map(|r| self.moves(r, tl, &level.fast, level.k as usize)),
+        );
         if p == q {
             for x in p.clone() {
                 for y in p.start..=x {
@@ -731,13 +889,29 @@ impl Kernel {
             }
             return;
         }
-        mq.clear();
-        mq.extend(tl.rows[q.clone()].iter().map(|r| self.moves(r, &tl.rankers, &tl.first)));
-        for y in q.clone() {
+        // Consecutive pairs mostly share `q`: its moves are kept.
+        if *cached != q {
+            mq.clear();
+            mq.extend(
+                tl.rows[q.clone()]
+                    .iter()
+                    .map(|r| self.moves(r, tl, &level.fast, level.k as usize)),
+            );
+            *cached = q.clone();
+        }
+        // Any order with `x` ascending for each `y` and `y` for each `x` computes every
+        // same-level child first; strips of BAND rows of `q` keep the children of both
+        // orientations in few cache lines.
+        let mut band = q.start;
+        while band < q.end {
+            let band_end = (band + BAND).min(q.end);
             for x in p.clone() {
-                self.visit(level, tl, x, &mp[x - p.start], y);
-                self.visit(level, tl, y, &mq[y - q.start], x);
+                for y in band..band_end {
+                    self.visit(level, tl, x, &mp[x - p.start], y);
+                    self.visit(level, tl, y, &mq[y - q.start], x);
+                }
             }
+            band = band_end;
         }
     }
 
@@ -751,54 +925,74 @@ impl Kernel {
         if slot.load(Relaxed) != UNKNOWN {
             return;
         }
-        let shift = 8 * m as u32;
         let xc = u64::from_le_bytes(xr.cells);
         let yc = u64::from_le_bytes(yr.cells);
-        let board = Board::from_key(u128::from(xc) | u128::from(yc) << shift);
-        debug_assert_eq!(
-            level.fast.ranker.rank(&board.cells()[..2 * m]),
-            yr.block + u64::from(xr.local)
-        );
-        let game = level.game;
-        if let Some(v) = game.terminal_value(&board) {
-            slot.store(v as i8, Relaxed);
+        let xs = row_sum(xc);
+        let ys = self.k - xs;
+        let stride = self.k + 1;
+        let end = self.end[xs * stride + ys];
+        if end != UNKNOWN {
+            slot.store(end, Relaxed);
             return;
         }
+        let fast = &level.fast;
         let mut best = i32::MIN;
         for f in &mv.moves[..usize::from(mv.n)] {
             let mut own_row = f.own_row;
             let mut opp_row = yc + f.opp_add;
-            let mut own = i32::from(f.own);
+            let mut own = usize::from(f.own);
+            let mut own_sum = usize::from(f.own_sum);
+            let mut opp_sum = ys + usize::from(f.add_sum);
+            let mut captured = false;
             if f.cap != NO_CAP {
                 let at = 8 * u32::from(f.cap);
-                let facing = (opp_row >> at) as u8;
+                let facing = ((opp_row >> at) & 0xff) as usize;
                 if facing > 0 || self.capture == Capture::Empty {
-                    own += i32::from(facing) + 1;
+                    captured = true;
+                    own += facing + 1;
                     opp_row &= !(0xff << at);
                     let pos = m - 1 - usize::from(f.cap);
                     own_row &= !(0xff << (8 * pos));
+                    own_sum -= 1;
+                    opp_sum -= facing;
                 }
             }
-            let opp = i32::from(f.opp);
-            let child = if f.in_store {
-                Board::from_key(u128::from(own_row) | u128::from(opp_row) << shift)
+            let opp = usize::from(f.opp);
+            let gain = own as i32 - opp as i32;
+            let v = if f.in_store {
+                // A free move: the child is (own_row, opp_row), the mover to move again.
+                let end = self.end[own_sum * stride + opp_sum];
+                let v = if end != UNKNOWN {
+                    i32::from(end)
+                } else {
+                    let rank = f.lo_own + fast.hi(own_sum, opp_row);
+                    level.lower_at(&[own_row, opp_row], own + opp, rank)
+                };
+                gain + v
             } else {
-                Board::from_key(u128::from(opp_row) | u128::from(own_row) << shift)
+                // The child is (opp_row, own_row), the opponent to move.
+                let end = self.end[opp_sum * stride + own_sum];
+                let v = if end != UNKNOWN {
+                    i32::from(end)
+                } else if own + opp == 0 {
+                    // A same-level child (opponent's row, the mover's sown row).
+                    let rank = tl.rows[f.row as usize].block + u64::from(yr.local);
+                    match level.values[rank as usize].load(Relaxed) {
+                        UNKNOWN => level.same_level_at(rank, &[opp_row, own_row]),
+                        v => i32::from(v),
+                    }
+                } else {
+                    let hi = if captured {
+                        fast.hi(opp_sum, own_row)
+                    } else {
+                        f.hi_own
+                    };
+                    let rank = fast.lo(opp_row) + hi;
+                    level.lower_at(&[opp_row, own_row], own + opp, rank)
+                };
+                gain - v
             };
-            let v = if let Some(t) = game.terminal_value(&child) {
-                t
-            } else if own + opp == 0 {
-                // The same row order as `child`: (opponent's row, the mover's sown row).
-                let slot = &level.values[(tl.rows[f.row as usize].block + u64::from(yr.local)) as usize];
-                match slot.load(Relaxed) {
-                    UNKNOWN => level.same_level(&board, &child),
-                    v => i32::from(v),
-                }
-            } else {
-                level.lower_value(&child, (level.k as i32 - own - opp) as u32)
-            };
-            let gain = own - opp;
-            best = best.max(if f.in_store { gain + v } else { gain - v });
+            best = best.max(v);
         }
         slot.store(best as i8, Relaxed);
     }
@@ -963,8 +1157,8 @@ mod tests {
     /// Timing harness: `KALAH_DB=<dir> KALAH_K=<k> cargo test --release -p solver --lib
     /// retro::tests::time_level -- --ignored --nocapture` builds level `k` of the default
     /// 6-pit rules from the levels below it in `dir`, through [`build_level`] and
-    /// [`build_level_from_values`] on one thread, and compares both with level `k` in `dir`
-    /// if it is there.
+    /// [`build_level_from_values`] on one thread (or `KALAH_THREADS`), and compares both
+    /// with level `k` in `dir` if it is there (`KALAH_VIA=probe|values`: only one).
     #[test]
     #[ignore]
     fn time_level() {
@@ -975,8 +1169,9 @@ mod tests {
         let db = Database::open_up_to(&dir, game.rules(), k).unwrap();
         let lower = Database::open_up_to(&dir, game.rules(), k - 1).unwrap();
         let slices: Vec<&[i8]> = (0..k).map(|j| lower.level(j).unwrap().values()).collect();
+        let threads = std::env::var("KALAH_THREADS").map_or(1, |t| t.parse().unwrap());
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
+            .num_threads(threads)
             .build()
             .unwrap();
         let want = db.level(k).map(|f| f.values().to_vec());
@@ -995,11 +1190,31 @@ mod tests {
             });
             let s = t.elapsed().as_secs_f64();
             println!(
-                "level {k} via {name}: {} positions {s:.2} s {:.2} M/s, identical: {:?}",
+                "level {k} via {name}, {threads} threads: {} positions {s:.2} s {:.2} M/s, \
+                 identical: {:?}",
                 got.len(),
                 got.len() as f64 / s / 1e6,
                 want.as_ref().map(|w| *w == got)
             );
+        }
+    }
+
+    #[test]
+    fn values_api_equals_the_probe_api_under_every_ccw_rule_combination() {
+        for rules in rule_variants(3) {
+            let game = Game::new(rules);
+            let db = build_all(&game, 6);
+            let levels: Vec<&[i8]> = (0..7).map(|k| db.level(k)).collect();
+            for k in 0..=7u32 {
+                let want = build_level(&game, k, &db, &|_| {}).unwrap();
+                let got = build_level_from_values(&game, k, &levels[..k as usize], &|_| {});
+                assert_eq!(got.unwrap(), want, "{rules} level {k}");
+                let n = want.len() as u64;
+                let part = build_range_from_values(&game, k, &levels, n / 3..n / 2, &|_| {});
+                assert_eq!(part.unwrap(), want[n as usize / 3..n as usize / 2]);
+            }
+            let e = build_level_from_values(&game, 7, &levels[..5], &|_| {}).unwrap_err();
+            assert!(matches!(e, RetroError::MissingLower { k: 7, .. }), "{e}");
         }
     }
 

@@ -383,7 +383,7 @@ mod tests {
 
     #[test]
     fn store_probe_and_tighten() {
-        let mut t = Table::new(1).unwrap();
+        let t = Table::new(1).unwrap();
         let st = &mut Stats::default();
         let b = Board::start(6, 4);
         assert!(t.probe(&b, st).is_none());

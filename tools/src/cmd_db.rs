@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use solver::cyclic::build_level_cyclic;
 use solver::dbfile::{merge_shards, rules_from_key, write_shard, Database, ShardSpec};
-use solver::retro::{build_level, build_range, rederive, RetroError};
+use solver::retro::{build_level_from_values, build_range, rederive, RetroError};
 use solver::{Board, Game, Probe};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
@@ -280,7 +280,13 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
                 Some(_) => build_range(&game, k, &lower, ranks.clone(), &|n| bar.inc(n))?,
                 // Clockwise play can repeat positions: the retrograde solver.
                 None if rules.can_cycle() => build_level_cyclic(&game, k, &lower, &|n| bar.inc(n))?,
-                None => build_level(&game, k, &lower, &|n| bar.inc(n))?,
+                // Counter-clockwise: straight from the lower levels' mapped values.
+                None => {
+                    let values: Vec<&[i8]> = (0..k)
+                        .filter_map(|j| lower.level(j).map(|f| f.values()))
+                        .collect();
+                    build_level_from_values(&game, k, &values, &|n| bar.inc(n))?
+                }
             })
         })?;
         let built = t0.elapsed().as_secs_f64();
