@@ -75,7 +75,7 @@ impl Database {
             if !path.exists() {
                 break;
             }
-            let file = LevelFile::open(&path, &key, k)?;
+            let file = LevelFile::open_populated(&path, &key, k)?;
             levels.push((Ranker::new(key.cells(), k)?, file));
         }
         Ok(Database { rules: key, levels })

@@ -19,15 +19,32 @@ fn built_levels_match_the_recorded_checksums() {
     for capture in ["standard", "empty"] {
         let out = Command::cargo_bin("kalah")
             .unwrap()
-            .args(["db", "build", "--pits", "6", "--max-seeds", "12", "--capture", capture])
+            .args([
+                "db",
+                "build",
+                "--pits",
+                "6",
+                "--max-seeds",
+                "12",
+                "--capture",
+                capture,
+            ])
             .arg("--out")
             .arg(dir.path().join(capture))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     for (name, sum) in expected {
-        let capture = if name.contains("-empty-") { "empty" } else { "standard" };
+        let capture = if name.contains("-empty-") {
+            "empty"
+        } else {
+            "standard"
+        };
         let path = dir.path().join(capture).join(name);
         let info = Command::cargo_bin("kalah")
             .unwrap()
@@ -36,6 +53,9 @@ fn built_levels_match_the_recorded_checksums() {
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&info.stdout);
-        assert!(text.contains(&format!("checksum:    {sum} ")), "{name}: {text}");
+        assert!(
+            text.contains(&format!("checksum:    {sum} ")),
+            "{name}: {text}"
+        );
     }
 }
