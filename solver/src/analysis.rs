@@ -92,11 +92,10 @@ pub trait Oracle {
                 break;
             };
             pv.push((pit, step));
-            match step.next {
-                Next::Over => break,
-                Next::Same => value -= step.gain(),
-                Next::Other => value = step.gain() - value,
+            if step.next == Next::Over {
+                break;
             }
+            value = step.child_value(value);
             board = step.board;
         }
         pv
@@ -110,10 +109,6 @@ impl Oracle for Solver<'_> {
 
     fn value(&mut self, board: &Board) -> i32 {
         Solver::value(self, board)
-    }
-
-    fn move_values(&mut self, board: &Board) -> Vec<(usize, Step, i32)> {
-        Solver::move_values(self, board)
     }
 
     fn principal_variation(

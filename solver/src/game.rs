@@ -39,6 +39,17 @@ pub struct Step {
 }
 
 impl Step {
+    /// The inverse of [`Step::value_through`]: the value the board this move leads to must
+    /// have for the move to be worth `value` to the mover (not meaningful for
+    /// [`Next::Over`], which leads nowhere).
+    #[inline]
+    pub fn child_value(&self, value: i32) -> i32 {
+        match self.next {
+            Next::Same | Next::Over => value - self.gain(),
+            Next::Other => self.gain() - value,
+        }
+    }
+
     /// A placeholder, for arrays of steps.
     pub const NONE: Step = Step {
         board: Board::EMPTY,
@@ -277,6 +288,17 @@ mod tests {
         let s = g.play(&b3([1, 0, 3, 0, 2, 0]), 0);
         assert_eq!(s.captured, 3);
         assert_eq!((s.own_gain, s.opp_gain), (3, 3));
+    }
+
+    #[test]
+    fn child_value_inverts_value_through() {
+        let g = game(|_| {});
+        let board = b3([2, 1, 1, 1, 2, 1]); // A3 is a free move, A1 and A2 are not
+        for (_, step) in g.steps(&board).filter(|(_, s)| s.next != Next::Over) {
+            for v in -9..=9 {
+                assert_eq!(step.value_through(step.child_value(v)), v, "{step:?}");
+            }
+        }
     }
 
     #[test]

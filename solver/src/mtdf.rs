@@ -280,22 +280,6 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// The exact value of every legal move of `board`, in pit order: the mover's future net
-    /// gain if that move is played and both then play perfectly.
-    pub fn move_values(&mut self, board: &Board) -> Vec<(usize, Step, i32)> {
-        let steps: Vec<(usize, Step)> = self.game.steps(board).collect();
-        steps
-            .into_iter()
-            .map(|(pit, step)| {
-                let child = match step.next {
-                    Next::Over => 0,
-                    _ => self.value(&step.board),
-                };
-                (pit, step, step.value_through(child))
-            })
-            .collect()
-    }
-
     /// A principal variation from `board` whose value is `value`: at each step the first
     /// move (in search order) proved to keep the value, until the game ends.
     pub fn principal_variation(&mut self, board: &Board, value: i32) -> Vec<(usize, Step)> {
@@ -323,11 +307,10 @@ impl<'a> Solver<'a> {
             // Invariant: `value` is the board's exact value, so some move attains it.
             let (pit, step) = chosen.expect("a move attains the value");
             pv.push((pit, step));
-            match step.next {
-                Next::Over => break,
-                Next::Same => value -= step.gain(),
-                Next::Other => value = step.gain() - value,
+            if step.next == Next::Over {
+                break;
             }
+            value = step.child_value(value);
             board = step.board;
         }
         pv

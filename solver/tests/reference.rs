@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
+use solver::analysis::Oracle;
 use solver::rules::Switch;
 use solver::{
     Board, Capture, Direction, EndRule, Game, Next, OppStore, Remaining, Rules, RulesBuilder,
