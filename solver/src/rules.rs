@@ -136,14 +136,6 @@ impl Rules {
         self.direction == Direction::Cw
     }
 
-    /// The same rules on another board size (validated again).
-    pub fn with_size(&self, pits: usize, seeds: usize) -> Result<Rules, RulesError> {
-        let mut b = RulesBuilder::from(*self);
-        b.pits = pits;
-        b.seeds = seeds;
-        b.build()
-    }
-
     /// The key that identifies these rules in an endgame database. The pie rule and the
     /// seeds a pit do not change the value of a board, so they are not part of it.
     pub fn db_key(&self) -> db_format::RulesKey {
@@ -176,11 +168,6 @@ impl Rules {
                 Remaining::Discard => 2,
             },
         }
-    }
-
-    /// A one-line summary that names every switch, e.g. for table headings.
-    pub fn describe(&self) -> String {
-        format!("{self}")
     }
 }
 

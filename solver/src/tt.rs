@@ -178,8 +178,8 @@ impl Bucket {
 
 /// Zeroed memory for the buckets: an anonymous map, which the kernel may back with huge
 /// pages when asked (`madvise(MADV_HUGEPAGE)`). A table of gigabytes probed at random
-/// otherwise spends much of each probe on TLB misses (measured: 26% less time for the same
-/// nodes on a 2 GiB table, see `results/bench.md`).
+/// otherwise spends much of each probe on TLB misses (measured: 24% less time for the same
+/// nodes on a 2 GiB table; the command is in `results/bench.md`, "Huge pages").
 struct Storage {
     map: memmap2::MmapMut,
     len: usize,
@@ -262,20 +262,6 @@ impl Table {
     /// Bytes the table occupies.
     pub fn bytes(&self) -> usize {
         self.buckets.len() * std::mem::size_of::<Bucket>()
-    }
-
-    /// Entries in use (a scan of the whole table).
-    pub fn used(&self) -> usize {
-        self.buckets
-            .iter()
-            .flat_map(|b| b.read())
-            .filter(|s| Entry::unpack(s).occupied())
-            .count()
-    }
-
-    /// Entries the table can hold.
-    pub fn capacity(&self) -> usize {
-        self.buckets.len() * 2
     }
 
     #[inline]
