@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod board;
 pub mod cyclic;
 pub mod dbfile;
+pub mod endgame;
 pub mod game;
 pub mod mtdf;
 pub mod notation;
@@ -22,6 +23,7 @@ pub mod sow;
 pub mod tt;
 
 pub use board::Board;
+pub use endgame::Endgame;
 pub use game::{Game, Next, Step};
 pub use mtdf::{SolveError, Solver};
 pub use notation::{MoveText, Played, RecordError};

@@ -22,6 +22,7 @@
 //! whose gain plus the seeds still in play cannot reach `beta` is not searched.
 
 use crate::board::Board;
+use crate::endgame::Endgame;
 use crate::game::{Game, Next, Step};
 use crate::probe::Probe;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -57,10 +58,15 @@ pub struct Solver<'a> {
     salt: i32,
     probe: Option<&'a dyn Probe>,
     probe_max: u32,
+    endgame: Option<&'a Endgame>,
+    /// `endgame`'s highest level, or none (`i32::MIN`) without one.
+    endgame_max: i32,
     /// Nodes visited (calls of [`Solver::test`] that did not end at a database probe).
     pub nodes: u64,
     /// Values read from the database.
     pub probes: u64,
+    /// Values read from the endgame table.
+    pub endgame_reads: u64,
 }
 
 impl<'a> Solver<'a> {
@@ -80,8 +86,11 @@ impl<'a> Solver<'a> {
             salt: 0,
             probe: None,
             probe_max: 0,
+            endgame: None,
+            endgame_max: i32::MIN,
             nodes: 0,
             probes: 0,
+            endgame_reads: 0,
         })
     }
 
@@ -89,6 +98,14 @@ impl<'a> Solver<'a> {
     pub fn with_probe(mut self, db: &'a dyn Probe) -> Solver<'a> {
         self.probe_max = db.max_seeds();
         self.probe = Some(db);
+        self
+    }
+
+    /// Read every board with at most `table.max_seeds()` seeds from `table` (before any
+    /// database given to [`Solver::with_probe`]).
+    pub fn with_endgame(mut self, table: &'a Endgame) -> Solver<'a> {
+        self.endgame_max = table.max_seeds() as i32;
+        self.endgame = Some(table);
         self
     }
 
@@ -109,6 +126,12 @@ impl<'a> Solver<'a> {
         }
         if -seeds >= beta {
             return -seeds;
+        }
+        if seeds <= self.endgame_max {
+            if let Some(table) = self.endgame {
+                self.endgame_reads += 1;
+                return table.get(board, seeds as u32);
+            }
         }
         if seeds as u32 <= self.probe_max {
             if let Some(v) = self.probe.and_then(|p| p.value(board)) {
@@ -343,7 +366,7 @@ impl<'a> Solver<'a> {
             return self.solve(board, max_depth, progress);
         }
         let stop = AtomicBool::new(false);
-        let (value, helpers): (i32, Vec<(u64, u64, tt::Stats)>) = std::thread::scope(|s| {
+        let (value, helpers): (i32, Vec<(u64, u64, u64, tt::Stats)>) = std::thread::scope(|s| {
             let handles: Vec<_> = (1..threads)
                 .map(|i| {
                     let mut h = Solver {
@@ -354,13 +377,16 @@ impl<'a> Solver<'a> {
                         salt: i as i32,
                         probe: self.probe,
                         probe_max: self.probe_max,
+                        endgame: self.endgame,
+                        endgame_max: self.endgame_max,
                         nodes: 0,
                         probes: 0,
+                        endgame_reads: 0,
                     };
                     let board = *board;
                     s.spawn(move || {
                         h.solve(&board, max_depth, |_| {});
-                        (h.nodes, h.probes, h.stats)
+                        (h.nodes, h.probes, h.endgame_reads, h.stats)
                     })
                 })
                 .collect();
@@ -373,9 +399,10 @@ impl<'a> Solver<'a> {
                 .collect();
             (v, out)
         });
-        for (nodes, probes, stats) in helpers {
+        for (nodes, probes, reads, stats) in helpers {
             self.nodes += nodes;
             self.probes += probes;
+            self.endgame_reads += reads;
             self.stats += stats;
         }
         value

@@ -466,7 +466,7 @@ impl Level<'_> {
 /// [`Ranker::rank`] without its checks: the binomials `C(b, j + 1)` in one flat table
 /// indexed by `j * width + b`, over the 16-byte cells of a [`Board`]. The binomials do not
 /// depend on the seeds, so the table of level `k` ranks every level below it as well.
-struct FastRank {
+pub(crate) struct FastRank {
     ranker: Ranker,
     cells: usize,
     width: usize,
@@ -474,7 +474,7 @@ struct FastRank {
 }
 
 impl FastRank {
-    fn new(ranker: &Ranker) -> FastRank {
+    pub(crate) fn new(ranker: &Ranker) -> FastRank {
         let cells = ranker.cells();
         let width = ranker.seeds() as usize + cells;
         let mut table = vec![0u64; cells * width];
@@ -520,9 +520,10 @@ impl FastRank {
         r
     }
 
-    /// The rank of the first `cells` cells of `c` (which must hold the level's seeds).
+    /// The rank of the first `cells` cells of `c` (which must hold the level's seeds, or
+    /// any fewer: the table ranks every level below its own).
     #[inline]
-    fn rank(&self, c: &[u8; 16]) -> u64 {
+    pub(crate) fn rank(&self, c: &[u8; 16]) -> u64 {
         debug_assert!(c[self.cells..].iter().all(|&x| x == 0));
         let mut bar = 0usize;
         let mut r = 0u64;

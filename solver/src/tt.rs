@@ -21,7 +21,8 @@
 //! ten), and the loser goes to the second slot, which is always overwritten. Deep, costly
 //! results therefore survive, and recent cheap ones still find room.
 
-use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::board::Board;
 
@@ -180,10 +181,22 @@ impl Bucket {
 /// pages when asked (`madvise(MADV_HUGEPAGE)`). A table of gigabytes probed at random
 /// otherwise spends much of each probe on TLB misses (measured: 24% less time for the same
 /// nodes on a 2 GiB table; the command is in `results/bench.md`, "Huge pages").
+///
+/// The kernel zeroes each page when it is first written. Left to the search, that work
+/// lands on its critical path, a 2 MiB page at a time, at random; a gigabyte took about a
+/// second here. So a helper thread asks the kernel to fault the whole map in
+/// (`MADV_POPULATE_WRITE`, in chunks, from the start) while the search runs: a page the
+/// search reaches first is simply already there for the helper. Populating changes no
+/// byte, so it needs no coordination with the search.
 struct Storage {
     map: memmap2::MmapMut,
     len: usize,
+    /// Set when the table is dropped: the populating helper stops at its next chunk.
+    dropped: AtomicBool,
 }
+
+/// Bytes the populating helper asks for at a time.
+const POPULATE_CHUNK: usize = 32 << 20;
 
 impl Storage {
     fn new(len: usize) -> std::io::Result<Storage> {
@@ -193,7 +206,33 @@ impl Storage {
             // Only advice: without huge pages the table works the same, slower.
             let _ = map.advise(memmap2::Advice::HugePage);
         }
-        Ok(Storage { map, len })
+        Ok(Storage {
+            map,
+            len,
+            dropped: AtomicBool::new(false),
+        })
+    }
+
+    /// Fault the map in, chunk by chunk, until done or dropped (see the type's docs).
+    fn populate(&self) {
+        let bytes = self.map.len();
+        let mut at = 0;
+        while at < bytes && !self.dropped.load(Ordering::Relaxed) {
+            let n = POPULATE_CHUNK.min(bytes - at);
+            #[cfg(target_os = "linux")]
+            {
+                // Only advice: an old kernel without MADV_POPULATE_WRITE leaves the faults
+                // to the search, as before.
+                if self
+                    .map
+                    .advise_range(memmap2::Advice::PopulateWrite, at, n)
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            at += n;
+        }
     }
 }
 
@@ -238,9 +277,14 @@ pub fn sized_for(pits: usize, seeds: u32, max_mb: usize) -> usize {
 
 /// A fixed-size table of buckets of two entries, shareable between search threads.
 pub struct Table {
-    buckets: Storage,
+    buckets: Arc<Storage>,
     mask: usize,
+    /// The helper faulting the table in (see `Storage`), joined on drop.
+    populate: Option<std::thread::JoinHandle<()>>,
 }
+
+/// Tables smaller than this are left to fault in as the search goes.
+const POPULATE_MIN_BYTES: usize = 64 << 20;
 
 impl Table {
     /// A table of at most `megabytes` MiB (rounded down to a power of two buckets, at least
@@ -253,9 +297,15 @@ impl Table {
         } else {
             want.next_power_of_two() / 2
         };
+        let buckets = Arc::new(Storage::new(n)?);
+        let populate = (n * std::mem::size_of::<Bucket>() >= POPULATE_MIN_BYTES).then(|| {
+            let b = Arc::clone(&buckets);
+            std::thread::spawn(move || b.populate())
+        });
         Ok(Table {
-            buckets: Storage::new(n)?,
+            buckets,
             mask: n - 1,
+            populate,
         })
     }
 
@@ -351,6 +401,16 @@ impl Table {
         });
         if evicted {
             stats.evictions += 1;
+        }
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        self.buckets.dropped.store(true, Ordering::Relaxed);
+        if let Some(h) = self.populate.take() {
+            // A helper that panicked has nothing left to clean up.
+            let _ = h.join();
         }
     }
 }

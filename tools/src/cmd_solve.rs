@@ -14,7 +14,7 @@ use solver::dbfile::Database;
 use solver::mtdf::Iteration;
 use solver::pie::{self, PieAnalysis};
 use solver::tt::EXACT;
-use solver::{cyclic, Game, MemoryDb, Position, Rules, Solver};
+use solver::{cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules, Solver};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
 use crate::error::CliError;
@@ -47,6 +47,33 @@ pub struct SearchArgs {
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = 8)]
     pub max_depth: u8,
+    /// In-memory endgame table built before the search: every board with up to K seeds.
+    /// auto: the largest K whose table holds at most 32 Mi boards (16 seeds for 6 pits),
+    /// below the seeds in play; none with --db, whose levels take its place
+    #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
+    pub endgame: EndgameArg,
+}
+
+/// The `--endgame` choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndgameArg {
+    Auto,
+    Off,
+    Level(u32),
+}
+
+/// The largest table `--endgame K` may ask for, in boards (and bytes): 4 GiB.
+const MAX_ENDGAME_BOARDS: u64 = 4 << 30;
+
+fn parse_endgame(s: &str) -> Result<EndgameArg, String> {
+    match s {
+        "auto" => Ok(EndgameArg::Auto),
+        "none" => Ok(EndgameArg::Off),
+        _ => s
+            .parse::<u32>()
+            .map(EndgameArg::Level)
+            .map_err(|_| format!("expected a number of seeds, auto or none, not '{s}'")),
+    }
 }
 
 /// Arguments of `kalah solve` and `kalah moves`.
@@ -136,6 +163,9 @@ struct Backing {
     game: Game,
     db: Option<Database>,
     memory: Option<MemoryDb>,
+    endgame: Option<Endgame>,
+    /// Time spent opening the database and building the endgame table.
+    setup_seconds: f64,
 }
 
 fn backing(
@@ -144,6 +174,7 @@ fn backing(
     search: &SearchArgs,
     progress: &Progress,
 ) -> Result<Backing, CliError> {
+    let t = Instant::now();
     let game = Game::new(rules);
     let db = match &search.db {
         Some(dir) => {
@@ -181,7 +212,63 @@ fn backing(
     } else {
         None
     };
-    Ok(Backing { game, db, memory })
+    let endgame = if rules.can_cycle() {
+        // The retrograde analysis above already holds every level.
+        None
+    } else {
+        endgame_table(&game, pos, search, db.is_some(), progress)?
+    };
+    Ok(Backing {
+        game,
+        db,
+        memory,
+        endgame,
+        setup_seconds: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// The endgame table `--endgame` asks for, built on the global rayon pool.
+fn endgame_table(
+    game: &Game,
+    pos: &Position,
+    search: &SearchArgs,
+    have_db: bool,
+    progress: &Progress,
+) -> Result<Option<Endgame>, CliError> {
+    let seeds = pos.board_seeds();
+    let level = match search.endgame {
+        EndgameArg::Off => None,
+        EndgameArg::Auto if have_db => None,
+        EndgameArg::Auto => Endgame::level_for(game.pits(), seeds, solver::endgame::DEFAULT_BOARDS),
+        EndgameArg::Level(k) => {
+            let boards = (0..=k).try_fold(0u64, |t, j| {
+                t.checked_add(db_format::checked_level_size(2 * game.pits(), j)?)
+            });
+            match boards {
+                Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
+                _ => {
+                    return Err(CliError::Solve(format!(
+                        "--endgame {k}: the table would hold more than {MAX_ENDGAME_BOARDS} \
+                         boards; build a database with `kalah db build` instead"
+                    )))
+                }
+            }
+        }
+    };
+    let Some(k) = level else {
+        return Ok(None);
+    };
+    let t = Instant::now();
+    let table = Endgame::build(game, k, |j, _| {
+        progress.message(&format!("endgame table: level {j}/{k}"));
+    })
+    .map_err(|e| CliError::Solve(e.to_string()))?;
+    progress.line(&format!(
+        "endgame table: boards with up to {k} seeds ({} boards) in {:.2}s",
+        table.len(),
+        t.elapsed().as_secs_f64()
+    ));
+    Ok(Some(table))
 }
 
 fn engine<'a>(b: &'a Backing, search: &SearchArgs, seeds: u32) -> Result<Engine<'a>, CliError> {
@@ -195,6 +282,9 @@ fn engine<'a>(b: &'a Backing, search: &SearchArgs, seeds: u32) -> Result<Engine<
     let mut solver = Solver::new(&b.game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
     if let Some(db) = &b.db {
         solver = solver.with_probe(db);
+    }
+    if let Some(table) = &b.endgame {
+        solver = solver.with_endgame(table);
     }
     Ok(Engine::Search(Box::new(solver)))
 }
@@ -246,10 +336,11 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     };
     let seconds = start.elapsed().as_secs_f64();
     progress.finish();
-    let (nodes, probes, tt) = match &engine {
-        Engine::Search(s) => (s.nodes, s.probes, Some(s.table_stats())),
-        Engine::Retro(_) => (0, 0, None),
+    let (nodes, probes, reads, tt) = match &engine {
+        Engine::Search(s) => (s.nodes, s.probes, s.endgame_reads, Some(s.table_stats())),
+        Engine::Retro(_) => (0, 0, 0, None),
     };
+    let endgame_seeds = back.endgame.as_ref().map(|e| e.max_seeds());
     let nps = if seconds > 0.0 {
         nodes as f64 / seconds
     } else {
@@ -271,7 +362,10 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
             "pv": pv,
             "nodes": nodes,
             "db_probes": probes,
+            "endgame_seeds": endgame_seeds,
+            "endgame_reads": reads,
             "seconds": seconds,
+            "setup_seconds": back.setup_seconds,
             "nodes_per_second": nps,
             "method": method,
             "proved": true,
@@ -308,7 +402,13 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
         "nodes:     {nodes}  ({:.0} nodes/s; {probes} database probes)",
         nps
     );
-    say!("time:      {seconds:.3}s");
+    if let Some(k) = endgame_seeds {
+        say!("endgame:   boards with up to {k} seeds, {reads} reads");
+    }
+    say!(
+        "time:      {seconds:.3}s search, {:.3}s before it (database, endgame table)",
+        back.setup_seconds
+    );
     if let (Engine::Search(s), Some(st)) = (&engine, tt) {
         say!(
             "table:     {} MiB, {} probes, {:.1}% hits, {} stores, {} evictions",
@@ -427,6 +527,9 @@ fn parallel_move_margins(
                     Solver::new(game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
                 if let Some(db) = &back.db {
                     solver = solver.with_probe(db);
+                }
+                if let Some(table) = &back.endgame {
+                    solver = solver.with_endgame(table);
                 }
                 let child = match step.next {
                     solver::Next::Over => 0,

@@ -1,0 +1,166 @@
+//! The search's own endgame table: the exact value of every board with at most `K` seeds,
+//! built in memory by retrograde analysis ([`crate::retro`]) just before a search starts.
+//!
+//! # Why
+//!
+//! Most of an exact search's nodes sit near the end of the game, where few seeds are left:
+//! for Kalah(6,4) most boards the search visits hold 20 seeds or fewer. Each such node
+//! costs a transposition-table probe, a miss in memory, and a subtree below it. A table of
+//! every board up to 16 seeds of a 6-pit game is 30 million bytes, is built in about two
+//! seconds on two cores, and answers each of those boards with one read. Unlike a
+//! database on disk ([`crate::dbfile`]) it needs no files and no earlier build: it is part
+//! of the solve, and its build time is part of the solve's time.
+//!
+//! # Layout
+//!
+//! Levels `0..=K` one after the other in one byte array: the board `b` with `k` seeds is
+//! at `offsets[k] + rank(b)`, where `rank` is the ranking of the database format
+//! ([`db_format::Ranker`], the same bytes as level `k`'s file). For 2 pits a side and
+//! `K = 2` the levels hold 1, 4 and 10 boards, so `offsets = [0, 1, 5]`, and the board
+//! `[1, 0, 1, 0]` (2 seeds, rank 6 in the ranking's worked example) is at byte 11.
+
+use db_format::Ranker;
+
+use crate::board::Board;
+use crate::game::Game;
+use crate::probe::Probe;
+use crate::retro::{self, FastRank, RetroError};
+
+/// The default size limit of an endgame table, in boards (and bytes): 32 Mi, the 16-seed
+/// table of a 6-pit game (30.4 million boards).
+pub const DEFAULT_BOARDS: u64 = 32 << 20;
+
+/// Every board with at most [`Endgame::max_seeds`] seeds and its exact value.
+pub struct Endgame {
+    max: u32,
+    rank: FastRank,
+    /// `offsets[k]`: where level `k` starts in `values`.
+    offsets: Vec<usize>,
+    values: Vec<i8>,
+}
+
+impl Endgame {
+    /// Levels `0..=max` of `game`, built on the current rayon pool; `progress` hears of each
+    /// level as it is done (its seeds and boards).
+    pub fn build(
+        game: &Game,
+        max: u32,
+        mut progress: impl FnMut(u32, u64),
+    ) -> Result<Endgame, RetroError> {
+        let cells = 2 * game.pits();
+        let mut levels: Vec<Vec<i8>> = Vec::with_capacity(max as usize + 1);
+        for k in 0..=max {
+            let lower: Vec<&[i8]> = levels.iter().map(Vec::as_slice).collect();
+            let level = retro::build_level_from_values(game, k, &lower, &|_| {})?;
+            progress(k, level.len() as u64);
+            levels.push(level);
+        }
+        let mut offsets = Vec::with_capacity(levels.len());
+        let mut values = Vec::with_capacity(levels.iter().map(Vec::len).sum());
+        for level in &levels {
+            offsets.push(values.len());
+            values.extend_from_slice(level);
+        }
+        Ok(Endgame {
+            max,
+            rank: FastRank::new(&Ranker::new(cells, max)?),
+            offsets,
+            values,
+        })
+    }
+
+    /// The highest level whose table, levels `0..=K` together, holds at most `limit`
+    /// boards, for a game of `pits` a side; never `seeds` or more, since a table of the
+    /// whole game would leave the search nothing to do but cost as much as a database.
+    /// `None` when not even level 1 fits.
+    pub fn level_for(pits: usize, seeds: u32, limit: u64) -> Option<u32> {
+        let cells = 2 * pits;
+        let mut total = 0u64;
+        let mut best = None;
+        for k in 0..seeds {
+            total = total.checked_add(db_format::checked_level_size(cells, k)?)?;
+            if total > limit {
+                break;
+            }
+            best = Some(k);
+        }
+        best.filter(|&k| k >= 1)
+    }
+
+    /// The number of boards (and bytes) in the table.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the table is empty (never: level 0 always holds the empty board).
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The exact value of `board`, which must hold `seeds <= max_seeds()` seeds.
+    #[inline]
+    pub fn get(&self, board: &Board, seeds: u32) -> i32 {
+        let at = self.offsets[seeds as usize] + self.rank.rank(board.cells()) as usize;
+        i32::from(self.values[at])
+    }
+}
+
+impl Probe for Endgame {
+    fn max_seeds(&self) -> u32 {
+        self.max
+    }
+
+    fn value(&self, board: &Board) -> Option<i32> {
+        let seeds = board.seeds();
+        (seeds <= self.max).then(|| self.get(board, seeds))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::MemoryDb;
+    use crate::rules::Rules;
+
+    #[test]
+    fn offsets_follow_the_worked_example() {
+        let game = Game::new(Rules::kalah(2, 1).unwrap());
+        let e = Endgame::build(&game, 2, |_, _| {}).unwrap();
+        assert_eq!(e.offsets, vec![0, 1, 5]);
+        assert_eq!(e.len(), 15);
+        let b = Board::from_cells(2, &[1, 0, 1, 0]);
+        assert_eq!(e.offsets[2] + e.rank.rank(b.cells()) as usize, 11);
+        assert_eq!(e.get(&b, 2), i32::from(e.values[11]));
+    }
+
+    #[test]
+    fn values_equal_the_level_by_level_database() {
+        let game = Game::new(Rules::kalah(3, 2).unwrap());
+        let e = Endgame::build(&game, 6, |_, _| {}).unwrap();
+        let mut db = MemoryDb::new(3);
+        for k in 0..=6 {
+            let lower: Vec<&[i8]> = (0..k).map(|j| db.level(j as usize)).collect();
+            let level = retro::build_level_from_values(&game, k, &lower, &|_| {}).unwrap();
+            db.push(level).unwrap();
+        }
+        for k in 0..=6u32 {
+            let r = Ranker::new(6, k).unwrap();
+            let mut cells = [0u8; 6];
+            for i in 0..r.count() {
+                r.unrank(i, &mut cells);
+                let b = Board::from_cells(3, &cells);
+                assert_eq!(e.value(&b), db.value(&b), "board {cells:?}");
+            }
+        }
+        assert_eq!(e.value(&Board::from_cells(3, &[7, 0, 0, 0, 0, 0])), None);
+    }
+
+    #[test]
+    fn level_for_stays_within_the_limit_and_below_the_seeds() {
+        // 6 pits: levels 0..=16 hold 30,421,755 boards, 0..=17 hold 51,895,935.
+        assert_eq!(Endgame::level_for(6, 48, DEFAULT_BOARDS), Some(16));
+        assert_eq!(Endgame::level_for(6, 10, DEFAULT_BOARDS), Some(9));
+        assert_eq!(Endgame::level_for(6, 1, DEFAULT_BOARDS), None);
+        assert_eq!(Endgame::level_for(6, 48, 0), None);
+    }
+}
