@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use solver::analysis::Oracle;
 use solver::rules::Switch;
 use solver::{
-    Board, Capture, Direction, EndRule, Game, Next, OppStore, Remaining, Rules, RulesBuilder,
-    Solver, Sowing,
+    Board, Capture, Direction, EndRule, Endgame, Game, Next, OppStore, Remaining, Rules,
+    RulesBuilder, Solver, Sowing,
 };
 
 /// The value (future net gain for the side to move) of `board` by exhaustive search.
@@ -163,5 +163,40 @@ proptest! {
         let want = reference(&game, &board, &mut HashMap::new());
         let mut solver = Solver::new(&game, 4).unwrap();
         prop_assert_eq!(solver.value(&board), want);
+    }
+
+    /// The same with the search's endgame table covering the lower half of the seeds: the
+    /// boards below its level are read, the rest searched.
+    #[test]
+    fn agrees_with_an_endgame_table_on_random_larger_positions(
+        pits in 4usize..=6,
+        drops in proptest::collection::vec(0usize..12, 8..=12),
+        rule in 0usize..72,
+        level in 1u32..=6,
+    ) {
+        let mut cells = [0u8; 12];
+        for d in drops {
+            cells[d % (2 * pits)] += 1;
+        }
+        let board = Board::from_cells(pits, &cells[..2 * pits]);
+        let rules = acyclic_rules(pits, 4)[rule];
+        let game = Game::new(rules);
+        let want = reference(&game, &board, &mut HashMap::new());
+        let table = Endgame::build(&game, level, |_, _| {}).unwrap();
+        let mut solver = Solver::new(&game, 4).unwrap().with_endgame(&table);
+        prop_assert_eq!(solver.solve(&board, 4, |_| {}), want);
+    }
+}
+
+#[test]
+fn the_endgame_table_answers_for_the_boards_it_holds() {
+    for rules in acyclic_rules(4, 3).into_iter().step_by(7) {
+        let game = Game::new(rules);
+        let start = Board::start(4, 3);
+        let want = reference(&game, &start, &mut HashMap::new());
+        let table = Endgame::build(&game, 8, |_, _| {}).unwrap();
+        let mut solver = Solver::new(&game, 4).unwrap().with_endgame(&table);
+        assert_eq!(solver.solve(&start, 6, |_| {}), want, "{rules}");
+        assert!(solver.endgame_reads > 0, "{rules}");
     }
 }

@@ -47,9 +47,9 @@ pub struct SearchArgs {
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = 8)]
     pub max_depth: u8,
-    /// In-memory endgame table built before the search: every board with up to K seeds.
-    /// auto: the largest K whose table holds at most 32 Mi boards (16 seeds for 6 pits),
-    /// below the seeds in play; none with --db, whose levels take its place
+    /// Endgame table built in memory before the search: the value of every board with up
+    /// to K seeds. auto: half the seeds in play less 3, within 256 Mi boards (at most 20
+    /// seeds for 6 pits); none with --db, whose levels take its place
     #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
     pub endgame: EndgameArg,
 }
@@ -247,7 +247,7 @@ fn endgame_table(
             match boards {
                 Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
                 _ => {
-                    return Err(CliError::Solve(format!(
+                    return Err(CliError::BadOption(format!(
                         "--endgame {k}: the table would hold more than {MAX_ENDGAME_BOARDS} \
                          boards; build a database with `kalah db build` instead"
                     )))

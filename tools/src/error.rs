@@ -33,6 +33,10 @@ pub enum CliError {
         dir: std::path::PathBuf,
         file: String,
     },
+    /// An option's value was refused after parsing (for example an endgame table too large
+    /// for memory).
+    #[error("{0}")]
+    BadOption(String),
     /// Writing the output failed.
     #[error("cannot write the output: {0}")]
     Io(#[from] std::io::Error),
@@ -45,7 +49,8 @@ impl CliError {
             CliError::Rules(_)
             | CliError::Position(_)
             | CliError::Record(_)
-            | CliError::NoDatabase { .. } => 2,
+            | CliError::NoDatabase { .. }
+            | CliError::BadOption(_) => 2,
             CliError::Io(_) | CliError::Db(_) | CliError::Solve(_) | CliError::Mismatch(_) => 1,
         }
     }

@@ -246,3 +246,66 @@ fn bad_input_is_an_error_not_a_panic() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("must match"));
 }
+
+#[test]
+fn endgame_table_sizes_give_the_same_margin_and_move_values() {
+    // Kalah(5,3), 30 seeds: auto builds boards up to 12 seeds; 4 and none cover less.
+    let solve = |endgame: &str| {
+        let out = kalah()
+            .args(["solve", "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
+            .args(["--json", "--quiet", "--endgame", endgame])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_lines(&out.stdout).remove(0)
+    };
+    let auto = solve("auto");
+    assert_eq!(auto["endgame_seeds"], 12);
+    assert!(auto["endgame_reads"].as_u64().unwrap() > 0);
+    let none = solve("none");
+    assert!(none["endgame_seeds"].is_null());
+    assert_eq!(none["endgame_reads"], 0);
+    // The search without a table is the reference (tests/reference.rs checks it).
+    for k in ["4", "auto"] {
+        assert_eq!(solve(k)["value"], none["value"], "--endgame {k}");
+    }
+    let moves = |endgame: &str| {
+        let out = kalah()
+            .args(["moves", "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
+            .args(["--json", "--quiet", "--endgame", endgame])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        json_lines(&out.stdout)
+    };
+    assert_eq!(moves("auto"), moves("none"));
+}
+
+#[test]
+fn bad_endgame_levels_are_refused() {
+    for (arg, says) in [
+        ("x", "expected a number of seeds, auto or none"),
+        ("40", "build a database with `kalah db build` instead"),
+    ] {
+        let out = kalah()
+            .args([
+                "solve",
+                "--pits",
+                "6",
+                "--seeds",
+                "4",
+                "--quiet",
+                "--endgame",
+                arg,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--endgame {arg}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{stderr}");
+    }
+}
