@@ -71,8 +71,9 @@ values() {
           local mib=$((kib / 1024))
           if [ "$st" = ok ]; then
             local v nodes secs pub status
-            v=$(json_field value <"$f"); nodes=$(json_field nodes <"$f"); secs=$(json_field seconds <"$f")
-            secs=$(printf '%.3f' "$secs")
+            v=$(json_field value <"$f"); nodes=$(json_field nodes <"$f")
+            # The search's time plus the time before it (the endgame table's build).
+            secs=$(awk -v a="$(json_field seconds <"$f")" -v b="$(json_field setup_seconds <"$f")" 'BEGIN { printf "%.3f", a + b }')
             pub=""; [ "$end" = either ] && pub=$(published "$m" "$n" "$capture")
             if [ -z "$pub" ]; then status=new
             elif [ "$pub" = "$v" ]; then status=confirmed
@@ -109,7 +110,7 @@ values() {
     echo "- commit: $commit"
     echo "- machine: $machine"
     echo "- whole table: $((SECONDS - start)) s wall clock; peak memory per case in the last column"
-    echo "- time (s) is the solve's own time; peak memory (MiB) is the process's maximum resident set"
+    echo "- time (s) is the solve's own time, the endgame table's build included; peak memory (MiB) is the process's maximum resident set"
     echo "  size (the transposition table is touched only where used). Same data: \`results/values.csv\`"
     echo
     echo "| board | capture | end | value | status | time (s) | nodes | peak memory (MiB) |"

@@ -73,11 +73,11 @@ impl Endgame {
     /// `seeds / 2 - 3`, but no larger than a table of `limit` boards.
     ///
     /// Why half the seeds: each level more costs about half again as much to build and
-    /// saves about a third of the search. Measured on Kalah(6,4), standard capture, from
-    /// the start (48 seeds; `kalah solve --endgame K --tt-mb 1024`, results/bench.md): K = 16
-    /// builds in 2 s and searches 167 M nodes, K = 18 in 4 s and 69 M, K = 20 in 13 s and
-    /// 43 M (27 s); on a 37-seed middle game (bench position 6x4-standard-b) the best K
-    /// was 12 to 14. `None` when not even level 1 fits or the rule gives less.
+    /// saves about a quarter of the search. Kalah(6,4), standard capture, from the start
+    /// (48 seeds; results/bench.md, "The endgame table's size"): K = 16 builds in 2 s and
+    /// leaves 82 s of search, K = 18 5 s and 48 s, K = 20 13 s and 27 s. On a 37-seed
+    /// middle game (bench position 6x4-standard-b) the best K was 12 to 14. `None` when
+    /// not even level 1 fits or the rule gives less.
     pub fn level_for(pits: usize, seeds: u32, limit: u64) -> Option<u32> {
         let cells = 2 * pits;
         let want = (seeds / 2).saturating_sub(3);
