@@ -65,7 +65,7 @@ pub enum EndgameArg {
 /// The largest table `--endgame K` may ask for, in boards (and bytes): 4 GiB.
 const MAX_ENDGAME_BOARDS: u64 = 4 << 30;
 
-fn parse_endgame(s: &str) -> Result<EndgameArg, String> {
+pub fn parse_endgame(s: &str) -> Result<EndgameArg, String> {
     match s {
         "auto" => Ok(EndgameArg::Auto),
         "none" => Ok(EndgameArg::Off),
@@ -212,12 +212,19 @@ fn backing(
     } else {
         None
     };
-    let endgame = if rules.can_cycle() {
-        // The retrograde analysis above already holds every level.
-        None
-    } else {
-        endgame_table(&game, pos, search, db.is_some(), progress)?
-    };
+    let endgame = endgame_table(
+        &game,
+        pos.board_seeds(),
+        search.endgame,
+        db.is_some(),
+        |msg, done| {
+            if done {
+                progress.line(msg);
+            } else {
+                progress.message(msg);
+            }
+        },
+    )?;
     Ok(Backing {
         game,
         db,
@@ -227,16 +234,20 @@ fn backing(
     })
 }
 
-/// The endgame table `--endgame` asks for, built on the global rayon pool.
-fn endgame_table(
+/// The endgame table `--endgame` asks for, for a search of boards with up to `seeds`
+/// seeds, built on the global rayon pool. `progress` hears of each level and of the end.
+pub fn endgame_table(
     game: &Game,
-    pos: &Position,
-    search: &SearchArgs,
+    seeds: u32,
+    arg: EndgameArg,
     have_db: bool,
-    progress: &Progress,
+    progress: impl Fn(&str, bool),
 ) -> Result<Option<Endgame>, CliError> {
-    let seeds = pos.board_seeds();
-    let level = match search.endgame {
+    if game.rules().can_cycle() {
+        // The retrograde analysis holds every level already.
+        return Ok(None);
+    }
+    let level = match arg {
         EndgameArg::Off => None,
         EndgameArg::Auto if have_db => None,
         EndgameArg::Auto => Endgame::level_for(game.pits(), seeds, solver::endgame::DEFAULT_BOARDS),
@@ -260,14 +271,17 @@ fn endgame_table(
     };
     let t = Instant::now();
     let table = Endgame::build(game, k, |j, _| {
-        progress.message(&format!("endgame table: level {j}/{k}"));
+        progress(&format!("endgame table: level {j}/{k}"), false);
     })
     .map_err(|e| CliError::Solve(e.to_string()))?;
-    progress.line(&format!(
-        "endgame table: boards with up to {k} seeds ({} boards) in {:.2}s",
-        table.len(),
-        t.elapsed().as_secs_f64()
-    ));
+    progress(
+        &format!(
+            "endgame table: boards with up to {k} seeds ({} boards) in {:.2}s",
+            table.len(),
+            t.elapsed().as_secs_f64()
+        ),
+        true,
+    );
     Ok(Some(table))
 }
 

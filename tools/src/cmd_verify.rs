@@ -12,9 +12,12 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
+use solver::dbfile::Database;
 use solver::{analysis, Capture, EndRule, Game, Position, Rules, RulesBuilder, Solver};
 
 use crate::cmd_bench::emit;
+use crate::cmd_db::DbCmdError;
+use crate::cmd_solve::{endgame_table, parse_endgame, EndgameArg};
 use crate::error::CliError;
 
 /// The published cases, `pits seeds capture value cost` a line.
@@ -137,6 +140,14 @@ pub struct VerifyArgs {
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = 8)]
     pub max_depth: u8,
+    /// Endgame table built in memory before each case (as in `kalah solve`; its build is
+    /// part of the case's time)
+    #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
+    pub endgame: EndgameArg,
+    /// Endgame database directory to probe: a case uses the files of its own rules there,
+    /// if any (one directory may hold databases of several rule sets)
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
     /// One JSON object per case on stdout instead of the table
     #[arg(long)]
     pub json: bool,
@@ -149,6 +160,8 @@ pub struct VerifyArgs {
 struct Outcome {
     value: i32,
     nodes: u64,
+    /// Values read from the database.
+    probes: u64,
     seconds: f64,
 }
 
@@ -179,10 +192,27 @@ fn select(a: &VerifyArgs, cases: Vec<Case>) -> Result<Vec<Case>, CliError> {
 fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outcome, CliError> {
     let rules = case.rules()?;
     let game = Game::new(rules);
-    let tt_mb = solver::tt::sized_for(game.pits(), game.rules().total_seeds(), a.tt_mb);
-    let mut solver = Solver::new(&game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
-    let pos = Position::start(&rules);
     let start = Instant::now();
+    let db = match &a.db {
+        Some(dir) => Some(Database::open(dir, &rules).map_err(DbCmdError::from)?)
+            .filter(|db| db.levels() > 0),
+        None => None,
+    };
+    let seeds = game.rules().total_seeds();
+    let table = endgame_table(&game, seeds, a.endgame, db.is_some(), |msg, _| {
+        if let Some(bar) = bar {
+            bar.set_message(format!("{}: {msg}", case.id()));
+        }
+    })?;
+    let tt_mb = solver::tt::sized_for(game.pits(), seeds, a.tt_mb);
+    let mut solver = Solver::new(&game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
+    if let Some(db) = &db {
+        solver = solver.with_probe(db);
+    }
+    if let Some(table) = &table {
+        solver = solver.with_endgame(table);
+    }
+    let pos = Position::start(&rules);
     let solution = analysis::solve(&mut solver, &pos, a.max_depth, |it| {
         if let Some(bar) = bar {
             let depth = if it.depth == solver::tt::EXACT {
@@ -196,6 +226,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     Ok(Outcome {
         value: solution.margin,
         nodes: solver.nodes,
+        probes: solver.probes,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -273,6 +304,7 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
                 "agrees": agrees,
                 "seconds": out.seconds,
                 "nodes": out.nodes,
+                "db_probes": out.probes,
                 "cost": case.cost.name(),
                 "source": case.source,
             })

@@ -106,3 +106,49 @@ fn long_published_cases_agree() {
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("2 of 2 cases agree"), "{stdout}");
 }
+
+#[test]
+fn a_database_directory_serves_the_cases_of_its_rules() {
+    // Empty-capture 4-pit levels 0..=10: Kalah(4,3) (24 seeds) probes them; Kalah(6,2)
+    // finds no files of its rules there and is searched as usual.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    kalah(&[
+        "db",
+        "build",
+        "--pits",
+        "4",
+        "--capture",
+        "empty",
+        "--max-seeds",
+        "10",
+        "--out",
+        d,
+        "--no-timings",
+    ])
+    .success();
+    let a = kalah(&[
+        "verify",
+        "--quiet",
+        "--json",
+        "--tt-mb",
+        "16",
+        "--endgame",
+        "none",
+        "--db",
+        d,
+        "--cases",
+        "4x3-empty,6x2-empty",
+    ])
+    .success();
+    let objs: Vec<Value> = stdout(&a)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objs.len(), 2);
+    for o in &objs {
+        assert_eq!(o["agrees"], true, "{o}");
+    }
+    assert!(objs[0]["db_probes"].as_u64().unwrap() > 0, "{}", objs[0]);
+    assert_eq!(objs[1]["db_probes"], 0, "{}", objs[1]);
+}
