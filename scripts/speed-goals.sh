@@ -10,7 +10,8 @@
 #   --db-standard DIR   a standard-capture database, `kalah db build --pits 6 --max-seeds K`
 #   --db-empty DIR      the same with `--capture empty`
 # Each case is a separate `kalah solve --quiet --json` process, run one after the other on an
-# otherwise idle machine; "wall" is the whole process (start, table or maps, search, exit).
+# otherwise idle machine, single-threaded unless the case says 2 threads (lazy SMP, the
+# node count then counts both threads); "wall" is the whole process (start, table or maps, search, exit).
 # A database case runs twice, and the second run is reported: the first reads the files
 # into the page cache, which a machine that probes its database often keeps there. It uses
 # a 128 MiB table: its search visits about a million nodes, and the default 1 GiB table
@@ -64,6 +65,8 @@ EOF
 if [ "$db_only" = 0 ]; then
   run "standard, no files" 8
   run "empty capture, no files" 10 --capture empty
+  run "standard, no files, 2 threads" 8 --threads 2
+  run "empty capture, no files, 2 threads" 10 --capture empty --threads 2
 fi
 if [ -n "$db_standard" ]; then
   run "standard, database" 8 --db "$db_standard" --tt-mb 128 >/dev/null

@@ -214,6 +214,9 @@ fn solving_with_a_database_gives_the_same_value_with_fewer_nodes() {
         ]);
         if db {
             c.arg("--db").arg(dir.path());
+        } else {
+            // The search alone: no endgame table either.
+            c.args(["--endgame", "none"]);
         }
         json_lines(&c.output().unwrap().stdout)[0].clone()
     };
