@@ -138,12 +138,19 @@ strategy() {
       echo "- databases: \`STRATEGY_DB=$STRATEGY_DB\`; each run probes \`--db $STRATEGY_DB/<capture>\` where"
       echo "  present: $(for c in standard empty; do [ -d "$STRATEGY_DB/$c" ] && echo "$c: levels 0..=$(ls "$STRATEGY_DB/$c" | grep -c kdb | awk '{print $1-1}')"; done | paste -sd ';' -)"
     fi
+    local envs
+    envs=$(env | grep '^STRATEGY_' | sort | paste -sd ' ' - || true)
+    [ -n "$envs" ] && echo "- environment: \`$envs\`"
+    [ -n "${STRATEGY_THREADS:-}" ] && echo "- \`kalah moves --threads $STRATEGY_THREADS\`: the root moves are solved side by side, each with 1/$STRATEGY_THREADS of the table"
     echo "- commit: $commit"
-    echo "- machine: $machine"
+    if [ "${STRATEGY_THREADS:-1}" = 1 ]; then echo "- machine: $machine"; else echo "- machine: ${machine%%;*}"; fi
     echo
   } >"$tmp/strategy.md"
   # STRATEGY_GAMES (e.g. "4x3") replaces the two games, to try the script quickly.
   # STRATEGY_DB=DIR: probe the databases DIR/<capture> (from `kalah db build`) where present.
+  # STRATEGY_PIE=0: first moves only (the pie rule needs a solve per whole first turn).
+  # STRATEGY_THREADS=N: `kalah moves --threads N` (root moves solved side by side).
+  # STRATEGY_OUT=FILE: write FILE instead of results/strategy.md.
   for game in ${STRATEGY_GAMES:-6x4 6x5}; do
     local p=${game%x*} n=${game#*x}
     for capture in standard empty; do
@@ -152,9 +159,14 @@ strategy() {
         db=(--db "$STRATEGY_DB/$capture")
       fi
       echo "Kalah($p,$n) capture=$capture: moves" >&2
-      run "$f" -- $K moves --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" --json --quiet
-      echo "Kalah($p,$n) capture=$capture: pie" >&2
-      run "$g" -- $K solve --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" --pie --json --quiet
+      run "$f" -- $K moves --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" \
+        --threads "${STRATEGY_THREADS:-1}" --json --quiet
+      if [ "${STRATEGY_PIE:-1}" = 1 ]; then
+        echo "Kalah($p,$n) capture=$capture: pie" >&2
+        run "$g" -- $K solve --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" --pie --json --quiet
+      else
+        echo "skipped 0 0" >"$g.time"
+      fi
       {
         echo "## Kalah($p,$n), $capture capture"
         echo
@@ -183,6 +195,8 @@ strategy() {
             local sw=keeps; [ "$(json_field swap <<<"$t")" = true ] && sw=swaps
             echo "| $(json_field turn <<<"$t") | $(signed "$(json_field value <<<"$t")") | $sw |"
           done
+        elif [ "$st" = skipped ]; then
+          echo "Whole first turns and pie rule: not run (\`STRATEGY_PIE=0\`)."
         else
           echo "Whole first turns and pie rule: not yet run (limit $max s)."
         fi
@@ -191,7 +205,7 @@ strategy() {
     done
   done
   echo "Whole file: $((SECONDS - start)) s wall clock." >>"$tmp/strategy.md"
-  cp "$tmp/strategy.md" results/strategy.md
+  cp "$tmp/strategy.md" "${STRATEGY_OUT:-results/strategy.md}"
 }
 
 case "$only" in
