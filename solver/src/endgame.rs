@@ -13,11 +13,13 @@
 //!
 //! # Layout
 //!
-//! Levels `0..=K` one after the other in one byte array: the board `b` with `k` seeds is
-//! at `offsets[k] + rank(b)`, where `rank` is the ranking of the database format
-//! ([`db_format::Ranker`], the same bytes as level `k`'s file). For 2 pits a side and
-//! `K = 2` the levels hold 1, 4 and 10 boards, so `offsets = [0, 1, 5]`, and the board
-//! `[1, 0, 1, 0]` (2 seeds, rank 6 in the ranking's worked example) is at byte 11.
+//! Level `k` is one byte array in rank order, the ranking of the database format
+//! ([`db_format::Ranker`]): the same bytes as level `k`'s file. For 2 pits a side and
+//! `K = 2` the levels hold 1, 4 and 10 boards, and the board `[1, 0, 1, 0]` (2 seeds, rank
+//! 6 in the ranking's worked example) is byte 6 of level 2. The levels stay the arrays the
+//! generator built: joining them into one would touch as much memory again, and on a
+//! machine where fresh memory is slow to hand out (this project's virtual machines) that
+//! costs more than the second index.
 
 use db_format::Ranker;
 
@@ -34,9 +36,8 @@ pub const DEFAULT_BOARDS: u64 = 256 << 20;
 pub struct Endgame {
     max: u32,
     rank: FastRank,
-    /// `offsets[k]`: where level `k` starts in `values`.
-    offsets: Vec<usize>,
-    values: Vec<i8>,
+    /// `levels[k]`: the values of the boards with `k` seeds, in rank order.
+    levels: Vec<Vec<i8>>,
 }
 
 impl Endgame {
@@ -55,17 +56,10 @@ impl Endgame {
             progress(k, level.len() as u64);
             levels.push(level);
         }
-        let mut offsets = Vec::with_capacity(levels.len());
-        let mut values = Vec::with_capacity(levels.iter().map(Vec::len).sum());
-        for level in &levels {
-            offsets.push(values.len());
-            values.extend_from_slice(level);
-        }
         Ok(Endgame {
             max,
             rank: FastRank::new(&Ranker::new(cells, max)?),
-            offsets,
-            values,
+            levels,
         })
     }
 
@@ -95,19 +89,18 @@ impl Endgame {
 
     /// The number of boards (and bytes) in the table.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.levels.iter().map(Vec::len).sum()
     }
 
     /// Whether the table is empty (never: level 0 always holds the empty board).
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.len() == 0
     }
 
     /// The exact value of `board`, which must hold `seeds <= max_seeds()` seeds.
     #[inline]
     pub fn get(&self, board: &Board, seeds: u32) -> i32 {
-        let at = self.offsets[seeds as usize] + self.rank.rank(board.cells()) as usize;
-        i32::from(self.values[at])
+        i32::from(self.levels[seeds as usize][self.rank.rank(board.cells()) as usize])
     }
 }
 
@@ -129,14 +122,17 @@ mod tests {
     use crate::rules::Rules;
 
     #[test]
-    fn offsets_follow_the_worked_example() {
+    fn the_worked_example_is_byte_6_of_level_2() {
         let game = Game::new(Rules::kalah(2, 1).unwrap());
         let e = Endgame::build(&game, 2, |_, _| {}).unwrap();
-        assert_eq!(e.offsets, vec![0, 1, 5]);
+        assert_eq!(
+            e.levels.iter().map(Vec::len).collect::<Vec<_>>(),
+            [1, 4, 10]
+        );
         assert_eq!(e.len(), 15);
         let b = Board::from_cells(2, &[1, 0, 1, 0]);
-        assert_eq!(e.offsets[2] + e.rank.rank(b.cells()) as usize, 11);
-        assert_eq!(e.get(&b, 2), i32::from(e.values[11]));
+        assert_eq!(e.rank.rank(b.cells()), 6);
+        assert_eq!(e.get(&b, 2), i32::from(e.levels[2][6]));
     }
 
     #[test]

@@ -244,7 +244,13 @@ fn build(
         });
     }
     let len = usize::try_from(count).map_err(|_| DbError::SizeOverflow { cells, seeds: k })?;
-    let mut values = vec![UNKNOWN; len];
+    // Zeroed pages first (the system hands them out lazily), then filled by all threads:
+    // the first touch of fresh memory is slow on some machines, and a level is up to
+    // gigabytes.
+    let mut values = vec![0i8; len];
+    values
+        .par_chunks_mut(1 << 20)
+        .for_each(|chunk| chunk.fill(UNKNOWN));
     {
         // SAFETY: `AtomicI8` has the same size, alignment and bit validity as `i8`
         // (documented by std), and `values` is borrowed mutably for the whole scope, so
