@@ -6,10 +6,11 @@
 //! Most of an exact search's nodes sit near the end of the game, where few seeds are left,
 //! and each costs a transposition-table probe (a miss in memory) and a subtree below it.
 //! Kalah(6,4), standard capture, from the start: 327 million nodes; with every board of up
-//! to 20 seeds read from a table instead, 43 million (results/bench.md). The table of every board up to 20 seeds of a 6-pit game is 226
-//! million bytes, built in about 12 seconds on two cores, and answers each of those boards
-//! with one read. Unlike a database on disk ([`crate::dbfile`]) it needs no files and no
-//! earlier build: it is part of the solve, and its build time is part of the solve's time.
+//! to 20 seeds read from a table instead, 43 million (results/bench.md). That table holds
+//! 226 million bytes, takes 10 to 13 seconds to build on two cores, and answers each of
+//! those boards with one read. Unlike a database on disk ([`crate::dbfile`]) it needs no
+//! files and no earlier build: it is part of the solve, and its build time is part of the
+//! solve's time.
 //!
 //! # Layout
 //!
@@ -29,7 +30,7 @@ use crate::probe::Probe;
 use crate::retro::{self, FastRank, RetroError};
 
 /// The default size limit of an endgame table, in boards (and bytes): 256 Mi, room for the
-/// 20-seed table of a 6-pit game (225 million boards, about 12 s to build on two cores).
+/// 20-seed table of a 6-pit game (226 million boards, 10 to 13 s to build on two cores).
 pub const DEFAULT_BOARDS: u64 = 256 << 20;
 
 /// Every board with at most [`Endgame::max_seeds`] seeds and its exact value.

@@ -182,9 +182,10 @@ impl Bucket {
 /// otherwise spends much of each probe on TLB misses (measured: 24% less time for the same
 /// nodes on a 2 GiB table; the command is in `results/bench.md`, "Huge pages").
 ///
-/// The kernel zeroes each page when it is first written. Left to the search, that work
-/// lands on its critical path, a 2 MiB page at a time, at random; a gigabyte took about a
-/// second here. So a helper thread asks the kernel to fault the whole map in
+/// The kernel hands out each page when it is first written. Left to the search, that work
+/// lands on its critical path, a 2 MiB page at a time, at random, and on this project's
+/// virtual machines fresh memory is slow: 2 to 6 s a GiB (results/bench.md, "Fresh
+/// memory"). So a helper thread asks the kernel to fault the whole map in
 /// (`MADV_POPULATE_WRITE`, in chunks, from the start) while the search runs: a page the
 /// search reaches first is simply already there for the helper. Populating changes no
 /// byte, so it needs no coordination with the search.
