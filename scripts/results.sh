@@ -151,9 +151,10 @@ strategy() {
   # STRATEGY_PIE=0: first moves only (the pie rule needs a solve per whole first turn).
   # STRATEGY_THREADS=N: `kalah moves --threads N` (root moves solved side by side).
   # STRATEGY_OUT=FILE: write FILE instead of results/strategy.md.
+  # STRATEGY_CAPTURES (e.g. "empty") replaces the two capture rules.
   for game in ${STRATEGY_GAMES:-6x4 6x5}; do
     local p=${game%x*} n=${game#*x}
-    for capture in standard empty; do
+    for capture in ${STRATEGY_CAPTURES:-standard empty}; do
       local f="$tmp/m-$n-$capture" g="$tmp/p-$n-$capture" db=()
       if [ -n "${STRATEGY_DB:-}" ] && [ -d "$STRATEGY_DB/$capture" ]; then
         db=(--db "$STRATEGY_DB/$capture")
