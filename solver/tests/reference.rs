@@ -143,6 +143,19 @@ fn clockwise_rules_are_refused_by_the_search() {
     assert!(err.to_string().contains("retrograde"), "{err}");
 }
 
+/// A board of `pits` a side with a seed dropped in pit `d % 2m` for each `d` of `drops`,
+/// rule set number `rule` of [`acyclic_rules`], and the board's reference value.
+fn random_case(pits: usize, drops: &[usize], rule: usize) -> (Game, Board, i32) {
+    let mut cells = [0u8; 12];
+    for d in drops {
+        cells[d % (2 * pits)] += 1;
+    }
+    let board = Board::from_cells(pits, &cells[..2 * pits]);
+    let game = Game::new(acyclic_rules(pits, 4)[rule]);
+    let want = reference(&game, &board, &mut HashMap::new());
+    (game, board, want)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     /// Random positions of larger boards (6 to 12 seeds dropped into random pits), under a
@@ -153,14 +166,7 @@ proptest! {
         drops in proptest::collection::vec(0usize..12, 6..=12),
         rule in 0usize..72,
     ) {
-        let mut cells = [0u8; 12];
-        for d in drops {
-            cells[d % (2 * pits)] += 1;
-        }
-        let board = Board::from_cells(pits, &cells[..2 * pits]);
-        let rules = acyclic_rules(pits, 4)[rule];
-        let game = Game::new(rules);
-        let want = reference(&game, &board, &mut HashMap::new());
+        let (game, board, want) = random_case(pits, &drops, rule);
         let mut solver = Solver::new(&game, 4).unwrap();
         prop_assert_eq!(solver.value(&board), want);
     }
@@ -174,14 +180,7 @@ proptest! {
         rule in 0usize..72,
         level in 1u32..=6,
     ) {
-        let mut cells = [0u8; 12];
-        for d in drops {
-            cells[d % (2 * pits)] += 1;
-        }
-        let board = Board::from_cells(pits, &cells[..2 * pits]);
-        let rules = acyclic_rules(pits, 4)[rule];
-        let game = Game::new(rules);
-        let want = reference(&game, &board, &mut HashMap::new());
+        let (game, board, want) = random_case(pits, &drops, rule);
         let table = Endgame::build(&game, level, |_, _| {}).unwrap();
         let mut solver = Solver::new(&game, 4).unwrap().with_endgame(&table);
         prop_assert_eq!(solver.solve(&board, 4, |_| {}), want);

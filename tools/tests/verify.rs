@@ -18,6 +18,14 @@ fn stdout(a: &assert_cmd::assert::Assert) -> String {
     String::from_utf8(a.get_output().stdout.clone()).unwrap()
 }
 
+/// One JSON object a line of stdout.
+fn json_objects(a: &assert_cmd::assert::Assert) -> Vec<Value> {
+    stdout(a)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn small_published_cases_agree() {
     let a = kalah(&["verify", "--quiet", "--tt-mb", "16", "--cases", SMALL]).success();
@@ -42,10 +50,7 @@ fn json_prints_one_object_per_case() {
         "4x3-empty,6x2-empty",
     ])
     .success();
-    let objs: Vec<Value> = stdout(&a)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let objs = json_objects(&a);
     assert_eq!(objs.len(), 2);
     assert_eq!(objs[0]["case"], "4x3-empty");
     assert_eq!(objs[0]["published"], 8);
@@ -141,10 +146,7 @@ fn a_database_directory_serves_the_cases_of_its_rules() {
         "4x3-empty,6x2-empty",
     ])
     .success();
-    let objs: Vec<Value> = stdout(&a)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let objs = json_objects(&a);
     assert_eq!(objs.len(), 2);
     for o in &objs {
         assert_eq!(o["agrees"], true, "{o}");
