@@ -75,18 +75,18 @@ impl Endgame {
     /// rule's 15 took 1.70 s, no table 2.76 s. `None` when not even level 1 fits or the
     /// rule gives less.
     pub fn level_for(pits: usize, seeds: u32, limit: u64) -> Option<u32> {
-        let cells = 2 * pits;
         let want = (seeds / 2).saturating_sub(3);
-        let mut total = 0u64;
-        let mut best = None;
-        for k in 0..=want {
-            total = total.checked_add(db_format::checked_level_size(cells, k)?)?;
-            if total > limit {
-                break;
-            }
-            best = Some(k);
-        }
-        best.filter(|&k| k >= 1)
+        (1..=want)
+            .take_while(|&k| Endgame::boards(pits, k).is_some_and(|b| b <= limit))
+            .last()
+    }
+
+    /// The boards (and bytes) of the table of levels `0..=max` for `pits` a side, or
+    /// `None` past `u64`.
+    pub fn boards(pits: usize, max: u32) -> Option<u64> {
+        (0..=max).try_fold(0u64, |total, k| {
+            total.checked_add(db_format::checked_level_size(2 * pits, k)?)
+        })
     }
 
     /// The number of boards (and bytes) in the table.
@@ -171,5 +171,7 @@ mod tests {
         assert_eq!(Endgame::level_for(6, 9, DEFAULT_BOARDS), Some(1));
         assert_eq!(Endgame::level_for(6, 7, DEFAULT_BOARDS), None);
         assert_eq!(Endgame::level_for(6, 48, 0), None);
+        assert_eq!(Endgame::boards(6, 20), Some(225_792_840));
+        assert_eq!(Endgame::boards(2, 2), Some(15));
     }
 }

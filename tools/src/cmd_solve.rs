@@ -164,7 +164,8 @@ struct Backing {
     db: Option<Database>,
     memory: Option<MemoryDb>,
     endgame: Option<Endgame>,
-    /// Time spent opening the database and building the endgame table.
+    /// Time spent before the search: opening the database, building the endgame table
+    /// (or, for rules that can cycle, the retrograde analysis).
     setup_seconds: f64,
 }
 
@@ -251,20 +252,15 @@ pub fn endgame_table(
         EndgameArg::Off => None,
         EndgameArg::Auto if have_db => None,
         EndgameArg::Auto => Endgame::level_for(game.pits(), seeds, solver::endgame::DEFAULT_BOARDS),
-        EndgameArg::Level(k) => {
-            let boards = (0..=k).try_fold(0u64, |t, j| {
-                t.checked_add(db_format::checked_level_size(2 * game.pits(), j)?)
-            });
-            match boards {
-                Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
-                _ => {
-                    return Err(CliError::BadOption(format!(
-                        "--endgame {k}: the table would hold more than {MAX_ENDGAME_BOARDS} \
+        EndgameArg::Level(k) => match Endgame::boards(game.pits(), k) {
+            Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
+            _ => {
+                return Err(CliError::BadOption(format!(
+                    "--endgame {k}: the table would hold more than {MAX_ENDGAME_BOARDS} \
                          boards; build a database with `kalah db build` instead"
-                    )))
-                }
+                )))
             }
-        }
+        },
     };
     let Some(k) = level else {
         return Ok(None);

@@ -253,9 +253,10 @@ fn bad_input_is_an_error_not_a_panic() {
 #[test]
 fn endgame_table_sizes_give_the_same_margin_and_move_values() {
     // Kalah(5,3), 30 seeds: auto builds boards up to 12 seeds; 4 and none cover less.
-    let solve = |endgame: &str| {
+    // `kalah solve` or `kalah moves` with an `--endgame` setting: its JSON lines.
+    let run = |command: &str, endgame: &str| {
         let out = kalah()
-            .args(["solve", "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
+            .args([command, "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
             .args(["--json", "--quiet", "--endgame", endgame])
             .output()
             .unwrap();
@@ -264,8 +265,10 @@ fn endgame_table_sizes_give_the_same_margin_and_move_values() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        json_lines(&out.stdout).remove(0)
+        json_lines(&out.stdout)
     };
+    let solve = |endgame: &str| run("solve", endgame).remove(0);
+    let moves = |endgame: &str| run("moves", endgame);
     let auto = solve("auto");
     assert_eq!(auto["endgame_seeds"], 12);
     assert!(auto["endgame_reads"].as_u64().unwrap() > 0);
@@ -276,15 +279,6 @@ fn endgame_table_sizes_give_the_same_margin_and_move_values() {
     for k in ["4", "auto"] {
         assert_eq!(solve(k)["value"], none["value"], "--endgame {k}");
     }
-    let moves = |endgame: &str| {
-        let out = kalah()
-            .args(["moves", "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
-            .args(["--json", "--quiet", "--endgame", endgame])
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        json_lines(&out.stdout)
-    };
     assert_eq!(moves("auto"), moves("none"));
 }
 
