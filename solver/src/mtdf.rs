@@ -17,17 +17,27 @@
 //! and the final exact search with a good first guess; only entries of depth
 //! [`tt::EXACT`] ever bound an exact search.
 //!
-//! Move order: the table's move, free moves, captures (largest first), then the pit
-//! nearest the store first. Bounds: a side cannot gain more than the seeds left, so a move
+//! Move order: the table's move, moves to a board the endgame table holds (one read each,
+//! and one that cuts spares the searches of the others), free moves, captures (largest
+//! first), then the pit nearest the store first. Bounds: a side cannot gain more than the seeds left, so a move
 //! whose gain plus the seeds still in play cannot reach `beta` is not searched. Boards
 //! with few seeds are not searched at all: they are read from the search's own endgame
 //! table ([`crate::endgame`]) or, above it, from a database ([`Probe`]).
+//!
+//! # Threads
+//!
+//! [`Solver::solve_parallel`] splits the search at nodes with many seeds ("young brothers
+//! wait"): the first move alone, then the others shared out in order between the threads,
+//! which all read and write one table. When one of them cuts, the searches of the others
+//! below that node stop and drop what they had not finished; nothing unfinished is ever
+//! stored or returned, so the value is exactly the serial search's.
 
 use crate::board::Board;
 use crate::endgame::Endgame;
 use crate::game::{Game, Next, Step};
 use crate::probe::Probe;
-use std::sync::atomic::{AtomicBool, Ordering};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::tt::{self, Table, EXACT, NO_MOVE};
@@ -51,13 +61,20 @@ pub struct Iteration {
 /// A search: the rules, a transposition table and an optional database.
 pub struct Solver<'a> {
     game: &'a Game,
-    /// Shared with helper threads during [`Solver::solve_parallel`].
+    /// Shared with the searches of other threads during [`Solver::solve_parallel`].
     pub table: Arc<Table>,
     stats: tt::Stats,
-    /// Set for helper threads: when it turns true they unwind without storing anything.
-    stop: Option<&'a AtomicBool>,
-    /// Varies the move order of helper threads so that they explore other subtrees first.
-    salt: i32,
+    /// For a search below a split point: when any split point above it is stopped, it
+    /// unwinds without storing anything.
+    stop: Option<&'a Abort<'a>>,
+    /// Nodes with at least this many seeds search their moves after the first in parallel
+    /// (`i32::MAX`: never; set only during [`Solver::solve_parallel`]).
+    split_seeds: i32,
+    /// The split threshold [`Solver::solve_parallel`] uses, when not the default.
+    split_from: Option<u32>,
+    /// The threads of [`Solver::solve_parallel`], for the split points of a search that
+    /// runs outside them (searches below a split point already run on them).
+    pool: Option<Arc<rayon::ThreadPool>>,
     probe: Option<&'a dyn Probe>,
     probe_max: u32,
     endgame: Option<&'a Endgame>,
@@ -85,7 +102,9 @@ impl<'a> Solver<'a> {
             ),
             stats: tt::Stats::default(),
             stop: None,
-            salt: 0,
+            split_seeds: i32::MAX,
+            split_from: None,
+            pool: None,
             probe: None,
             probe_max: 0,
             endgame: None,
@@ -108,6 +127,13 @@ impl<'a> Solver<'a> {
     pub fn with_endgame(mut self, table: &'a Endgame) -> Solver<'a> {
         self.endgame_max = table.max_seeds() as i32;
         self.endgame = Some(table);
+        self
+    }
+
+    /// Split the parallel search at nodes with at least `seeds` seeds instead of
+    /// [`default_split_seeds`] (tests use it to split on small boards).
+    pub fn with_split_seeds(mut self, seeds: u32) -> Solver<'a> {
+        self.split_from = Some(seeds);
         self
     }
 
@@ -177,10 +203,12 @@ impl<'a> Solver<'a> {
                 let pit = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
                 let step = self.game.play(board, pit);
+                let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
                 let order = match step.next {
                     Next::Over => 1 << 19,
+                    _ if child_seeds <= self.endgame_max => (1 << 20) + pit as i32,
                     Next::Same => (1 << 18) + pit as i32,
-                    Next::Other => ((step.captured as i32) << 8) + (pit as i32 ^ self.salt),
+                    Next::Other => ((step.captured as i32) << 8) + pit as i32,
                 };
                 // Insertion by order, best first.
                 let mut j = n;
@@ -191,7 +219,17 @@ impl<'a> Solver<'a> {
                 moves[j] = (pit as u8, order, step);
                 n += 1;
             }
-            for &(pit, _, step) in &moves[..n] {
+            for (i, &(pit, _, step)) in moves[..n].iter().enumerate() {
+                // Young brothers wait: once one move has been searched (and failed to
+                // cut), the others are worth searching at the same time.
+                if seeds >= self.split_seeds && best != i32::MIN && n - i >= 2 {
+                    let (v, pit) = self.split(&moves[i..n], seeds, beta, child_depth);
+                    if v > best {
+                        best = v;
+                        best_move = pit;
+                    }
+                    break;
+                }
                 let v = self.through(&step, seeds, beta, child_depth);
                 if self.stopped() {
                     return 0;
@@ -216,6 +254,81 @@ impl<'a> Solver<'a> {
         };
         self.table
             .store(board, depth, lo, hi, best_move, work, &mut self.stats);
+        best
+    }
+
+    /// The best of `moves` from a board with `seeds` seeds against `beta`, searched in
+    /// parallel on the current rayon pool, and its move: the same bound contract as
+    /// [`Solver::test`] over those moves. Once one of them reaches `beta` the others are
+    /// stopped and their unfinished results dropped (the cut needs none of them); when
+    /// none does, every one finished, unless a split point above was stopped too, which
+    /// the caller sees in [`Solver::stopped`].
+    fn split(&mut self, moves: &[(u8, i32, Step)], seeds: i32, beta: i32, depth: u8) -> (i32, u8) {
+        let abort = Abort {
+            flag: AtomicBool::new(false),
+            parent: self.stop,
+        };
+        let this = &*self;
+        // Each worker takes the next move in order, so the moves ordered first are
+        // searched first (as in the serial search), whichever thread is free.
+        let next = AtomicUsize::new(0);
+        let search = || -> Vec<(i32, u8, Solver<'_>)> {
+            (0..moves.len().min(rayon::current_num_threads()))
+                .into_par_iter()
+                .map(|_| {
+                    let mut child = Solver {
+                        game: this.game,
+                        table: Arc::clone(&this.table),
+                        stats: tt::Stats::default(),
+                        stop: Some(&abort),
+                        split_seeds: this.split_seeds,
+                        split_from: None,
+                        pool: None,
+                        probe: this.probe,
+                        probe_max: this.probe_max,
+                        endgame: this.endgame,
+                        endgame_max: this.endgame_max,
+                        nodes: 0,
+                        probes: 0,
+                        endgame_reads: 0,
+                    };
+                    let mut best = (i32::MIN, NO_MOVE);
+                    while let Some(&(pit, _, step)) =
+                        moves.get(next.fetch_add(1, Ordering::Relaxed))
+                    {
+                        if abort.is_set() {
+                            break;
+                        }
+                        let v = child.through(&step, seeds, beta, depth);
+                        if child.stopped() {
+                            break;
+                        }
+                        if v > best.0 {
+                            best = (v, pit);
+                        }
+                        if v >= beta {
+                            abort.flag.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                    (best.0, best.1, child)
+                })
+                .collect()
+        };
+        let results = match &self.pool {
+            Some(pool) => pool.install(search),
+            None => search(),
+        };
+        let mut best = (i32::MIN, NO_MOVE);
+        for (v, pit, child) in results {
+            self.nodes += child.nodes;
+            self.probes += child.probes;
+            self.endgame_reads += child.endgame_reads;
+            self.stats += child.stats;
+            if v > best.0 {
+                best = (v, pit);
+            }
+        }
         best
     }
 
@@ -348,15 +461,15 @@ impl<'a> Solver<'a> {
 
     #[inline]
     fn stopped(&self) -> bool {
-        self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        self.stop.is_some_and(Abort::is_set)
     }
 
-    /// As [`Solver::solve`], with `threads - 1` helper threads searching the same board at
-    /// the same time and sharing the table ("lazy SMP"). Helpers order moves differently,
-    /// so they fill the table with results the main search then finds ready; the value is
-    /// the main search's, and exactly what [`Solver::solve`] returns (only the bounds in
-    /// the table, never a helper's unfinished result, reach it: a helper that is stopped
-    /// unwinds without storing). Node and table counts include the helpers'.
+    /// As [`Solver::solve`], on `threads` threads: below the top of the tree, nodes
+    /// with at least `split_seeds` seeds search their first move alone and then the
+    /// others in parallel ("young brothers wait"), all sharing the table. The value is
+    /// exact and the same as [`Solver::solve`]'s: a move stopped unfinished is only ever
+    /// dropped from a node that another move already cut. Node and table counts vary
+    /// from run to run.
     pub fn solve_parallel(
         &mut self,
         board: &Board,
@@ -364,50 +477,61 @@ impl<'a> Solver<'a> {
         threads: usize,
         progress: impl FnMut(&Iteration),
     ) -> i32 {
-        if threads <= 1 || self.stop.is_some() {
+        let pool = (threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        let Some(pool) = pool else {
             return self.solve(board, max_depth, progress);
+        };
+        let below = self.probe_max.max(self.endgame_max.max(0) as u32);
+        let from = self
+            .split_from
+            .unwrap_or_else(|| default_split_seeds(below));
+        self.split_seeds = i32::try_from(from).unwrap_or(i32::MAX);
+        self.pool = Some(Arc::new(pool));
+        let v = self.solve(board, max_depth, progress);
+        self.split_seeds = i32::MAX;
+        self.pool = None;
+        v
+    }
+}
+
+/// The fewest seeds at which a parallel search splits, above a table or database of
+/// boards of up to `below` seeds: subtrees smaller than that cost more to hand to another
+/// thread than they take to search.
+///
+/// Measured on Kalah(6,4), standard capture, 2 threads, the 20-seed endgame table
+/// (results/bench.md, "Two threads"): splitting from 26, 32 and 36 seeds took 14.8, 13.1
+/// and 13.7 s of search, against 23.9 s on one thread.
+pub fn default_split_seeds(below: u32) -> u32 {
+    below + SPLIT_ABOVE
+}
+
+/// See [`default_split_seeds`].
+const SPLIT_ABOVE: u32 = 10;
+
+/// A split point's stop signal, linked to those of the split points above it: a search
+/// below a split point stops when any of them is set.
+struct Abort<'p> {
+    flag: AtomicBool,
+    parent: Option<&'p Abort<'p>>,
+}
+
+impl Abort<'_> {
+    fn is_set(&self) -> bool {
+        let mut at = Some(self);
+        while let Some(a) = at {
+            if a.flag.load(Ordering::Relaxed) {
+                return true;
+            }
+            at = a.parent;
         }
-        let stop = AtomicBool::new(false);
-        let (value, helpers): (i32, Vec<(u64, u64, u64, tt::Stats)>) = std::thread::scope(|s| {
-            let handles: Vec<_> = (1..threads)
-                .map(|i| {
-                    let mut h = Solver {
-                        game: self.game,
-                        table: Arc::clone(&self.table),
-                        stats: tt::Stats::default(),
-                        stop: Some(&stop),
-                        salt: i as i32,
-                        probe: self.probe,
-                        probe_max: self.probe_max,
-                        endgame: self.endgame,
-                        endgame_max: self.endgame_max,
-                        nodes: 0,
-                        probes: 0,
-                        endgame_reads: 0,
-                    };
-                    let board = *board;
-                    s.spawn(move || {
-                        h.solve(&board, max_depth, |_| {});
-                        (h.nodes, h.probes, h.endgame_reads, h.stats)
-                    })
-                })
-                .collect();
-            let v = self.solve(board, max_depth, progress);
-            stop.store(true, Ordering::Relaxed);
-            let out = handles
-                .into_iter()
-                // Invariant: a helper only searches; a panic there is a bug worth seeing.
-                .map(|h| h.join().expect("helper thread panicked"))
-                .collect();
-            (v, out)
-        });
-        for (nodes, probes, reads, stats) in helpers {
-            self.nodes += nodes;
-            self.probes += probes;
-            self.endgame_reads += reads;
-            self.stats += stats;
-        }
-        value
+        false
     }
 }
 

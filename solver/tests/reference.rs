@@ -100,14 +100,24 @@ fn solving_with_iterative_deepening_gives_the_same_value() {
 }
 
 #[test]
-fn two_threads_sharing_the_table_give_the_same_values() {
+fn parallel_searches_give_the_same_values() {
     for pits in 3..=4 {
         for rules in acyclic_rules(pits, 3).into_iter().step_by(5) {
             let game = Game::new(rules);
             let start = Board::start(pits, 3);
             let want = reference(&game, &start, &mut HashMap::new());
+            // The default split point (above every board of these sizes), and splits at
+            // every node with a seed or more, on 2 and 4 threads.
             let mut solver = Solver::new(&game, 4).unwrap();
             assert_eq!(solver.solve_parallel(&start, 6, 2, |_| {}), want, "{rules}");
+            for threads in [2, 4] {
+                let mut solver = Solver::new(&game, 4).unwrap().with_split_seeds(1);
+                let v = solver.solve_parallel(&start, 6, threads, |_| {});
+                assert_eq!(v, want, "{rules}, {threads} threads");
+                // The bounds the threads left in the table hold: a serial search that
+                // reads them gives the value too.
+                assert_eq!(solver.value(&start), want, "{rules}, {threads} threads");
+            }
         }
     }
 }
@@ -184,6 +194,25 @@ proptest! {
         let table = Endgame::build(&game, level, |_, _| {}).unwrap();
         let mut solver = Solver::new(&game, 4).unwrap().with_endgame(&table);
         prop_assert_eq!(solver.solve(&board, 4, |_| {}), want);
+    }
+
+    /// The parallel search, splitting at every node above a small endgame table, on 4
+    /// threads (more than this machine's cores, so that threads interleave at random and
+    /// cuts stop searches half done).
+    #[test]
+    fn the_parallel_search_agrees_on_random_larger_positions(
+        pits in 4usize..=6,
+        drops in proptest::collection::vec(0usize..12, 8..=12),
+        rule in 0usize..72,
+        level in 0u32..=4,
+    ) {
+        let (game, board, want) = random_case(pits, &drops, rule);
+        let table = Endgame::build(&game, level, |_, _| {}).unwrap();
+        let mut solver = Solver::new(&game, 1)
+            .unwrap()
+            .with_endgame(&table)
+            .with_split_seeds(level + 1);
+        prop_assert_eq!(solver.solve_parallel(&board, 4, 4, |_| {}), want);
     }
 }
 

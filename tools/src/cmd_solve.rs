@@ -37,9 +37,9 @@ pub struct SearchArgs {
     /// Transposition table size in MiB
     #[arg(long, value_name = "MB", default_value_t = 1024)]
     pub tt_mb: usize,
-    /// Search threads (solve: threads sharing the table, lazy SMP; moves: root moves
-    /// solved in parallel)
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Search threads, all cores by default (solve: the search splits its larger nodes'
+    /// moves between them, sharing the table; moves: root moves solved in parallel)
+    #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
     pub threads: usize,
     /// Endgame database directory (from `kalah db build`) to probe
     #[arg(long, value_name = "DIR")]
@@ -52,6 +52,21 @@ pub struct SearchArgs {
     /// seeds for 6 pits); none with --db, whose levels take its place
     #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
     pub endgame: EndgameArg,
+}
+
+/// The machine's cores (1 where the system cannot say): the default `--threads`.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// A `--threads` value: a whole number from 1.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{s}' is not a thread count (a whole number from 1)"
+        )),
+    }
 }
 
 /// The `--endgame` choice.

@@ -17,7 +17,7 @@ use solver::{analysis, Capture, EndRule, Game, Position, Rules, RulesBuilder, So
 
 use crate::cmd_bench::emit;
 use crate::cmd_db::DbCmdError;
-use crate::cmd_solve::{endgame_table, parse_endgame, EndgameArg};
+use crate::cmd_solve::{all_cores, endgame_table, parse_endgame, parse_threads, EndgameArg};
 use crate::error::CliError;
 
 /// The published cases, `pits seeds capture value cost` a line.
@@ -140,6 +140,9 @@ pub struct VerifyArgs {
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = 8)]
     pub max_depth: u8,
+    /// Search threads, all cores by default (as in `kalah solve`)
+    #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
+    pub threads: usize,
     /// Endgame table built in memory before each case (as in `kalah solve`; its build is
     /// part of the case's time)
     #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
@@ -213,7 +216,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
         solver = solver.with_endgame(table);
     }
     let pos = Position::start(&rules);
-    let solution = analysis::solve(&mut solver, &pos, a.max_depth, |it| {
+    let solution = analysis::solve_parallel(&mut solver, &pos, a.max_depth, a.threads, |it| {
         if let Some(bar) = bar {
             let depth = if it.depth == solver::tt::EXACT {
                 "exact".to_string()
