@@ -95,11 +95,19 @@ impl<'a> Solver<'a> {
         if game.rules().can_cycle() {
             return Err(SolveError::Cyclic);
         }
+        let table = Table::new(tt_mb).map_err(|e| SolveError::Table(tt_mb, e.to_string()))?;
+        Solver::with_table(game, table)
+    }
+
+    /// A solver with a table allocated earlier: one allocated before other work (such
+    /// as an endgame table's build) is faulted in meanwhile (see [`Table::new`]).
+    pub fn with_table(game: &'a Game, table: Table) -> Result<Solver<'a>, SolveError> {
+        if game.rules().can_cycle() {
+            return Err(SolveError::Cyclic);
+        }
         Ok(Solver {
             game,
-            table: Arc::new(
-                Table::new(tt_mb).map_err(|e| SolveError::Table(tt_mb, e.to_string()))?,
-            ),
+            table: Arc::new(table),
             stats: tt::Stats::default(),
             stop: None,
             split_seeds: i32::MAX,

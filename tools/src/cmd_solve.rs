@@ -11,9 +11,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::analysis::{self, DbOracle, MoveMargin, Oracle, Solution};
 use solver::dbfile::Database;
-use solver::mtdf::Iteration;
+use solver::mtdf::{Iteration, SolveError};
 use solver::pie::{self, PieAnalysis};
-use solver::tt::EXACT;
+use solver::tt::{Table, EXACT};
 use solver::{cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules, Solver};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
@@ -296,15 +296,42 @@ pub fn endgame_table(
     Ok(Some(table))
 }
 
-fn engine<'a>(b: &'a Backing, search: &SearchArgs, seeds: u32) -> Result<Engine<'a>, CliError> {
+/// The transposition table of a search of `rules` from a board of `seeds` seeds, or none
+/// where the rules need no search (they can cycle). Allocated before the endgame table's
+/// build, so that its memory is faulted in during that build.
+fn transposition_table(
+    rules: &Rules,
+    seeds: u32,
+    search: &SearchArgs,
+) -> Result<Option<Table>, CliError> {
+    if rules.can_cycle() {
+        return Ok(None);
+    }
+    let tt_mb = solver::tt::sized_for(rules.pits(), seeds, search.tt_mb);
+    Table::new(tt_mb)
+        .map(Some)
+        .map_err(|e| CliError::Solve(SolveError::Table(tt_mb, e.to_string()).to_string()))
+}
+
+fn engine<'a>(
+    b: &'a Backing,
+    search: &SearchArgs,
+    seeds: u32,
+    table: Option<Table>,
+) -> Result<Engine<'a>, CliError> {
     if let Some(mem) = &b.memory {
         return Ok(Engine::Retro(DbOracle {
             game: &b.game,
             db: mem,
         }));
     }
-    let tt_mb = solver::tt::sized_for(b.game.pits(), seeds, search.tt_mb);
-    let mut solver = Solver::new(&b.game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
+    let table = match table {
+        Some(t) => t,
+        None => transposition_table(b.game.rules(), seeds, search)?
+            .ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?,
+    };
+    let mut solver =
+        Solver::with_table(&b.game, table).map_err(|e| CliError::Solve(e.to_string()))?;
     if let Some(db) = &b.db {
         solver = solver.with_probe(db);
     }
@@ -342,8 +369,9 @@ fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: 
 pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
+    let table = transposition_table(&rules, pos.board_seeds(), &a.search)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
-    let mut engine = engine(&back, &a.search, pos.board_seeds())?;
+    let mut engine = engine(&back, &a.search, pos.board_seeds(), table)?;
     let start = Instant::now();
     let solution: Solution = match &mut engine {
         Engine::Search(solver) => {
@@ -496,7 +524,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let margins: Vec<MoveMargin> = if a.search.threads > 1 && back.memory.is_none() {
         parallel_move_margins(&back, &pos, &a.search)?
     } else {
-        let mut engine = engine(&back, &a.search, pos.board_seeds())?;
+        let mut engine = engine(&back, &a.search, pos.board_seeds(), None)?;
         analysis::move_margins(engine.oracle(), &pos)
     };
     progress.finish();

@@ -13,6 +13,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::dbfile::Database;
+use solver::mtdf::SolveError;
+use solver::tt::Table;
 use solver::{analysis, Capture, EndRule, Game, Position, Rules, RulesBuilder, Solver};
 
 use crate::cmd_bench::emit;
@@ -202,13 +204,16 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
         None => None,
     };
     let seeds = game.rules().total_seeds();
+    // The transposition table first: it is faulted in while the endgame table is built.
+    let tt_mb = solver::tt::sized_for(game.pits(), seeds, a.tt_mb);
+    let tt = Table::new(tt_mb)
+        .map_err(|e| CliError::Solve(SolveError::Table(tt_mb, e.to_string()).to_string()))?;
     let table = endgame_table(&game, seeds, a.endgame, db.is_some(), |msg, _| {
         if let Some(bar) = bar {
             bar.set_message(format!("{}: {msg}", case.id()));
         }
     })?;
-    let tt_mb = solver::tt::sized_for(game.pits(), seeds, a.tt_mb);
-    let mut solver = Solver::new(&game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
+    let mut solver = Solver::with_table(&game, tt).map_err(|e| CliError::Solve(e.to_string()))?;
     if let Some(db) = &db {
         solver = solver.with_probe(db);
     }
