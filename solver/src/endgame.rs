@@ -29,9 +29,10 @@ use crate::game::Game;
 use crate::probe::Probe;
 use crate::retro::{self, FastRank, RetroError};
 
-/// The default size limit of an endgame table, in boards (and bytes): 256 Mi, room for the
-/// 20-seed table of a 6-pit game (226 million boards, 10 to 14 s to build on two cores).
-pub const DEFAULT_BOARDS: u64 = 256 << 20;
+/// The default size limit of an endgame table, in boards (and bytes): 2 Gi, room for the
+/// 25-seed table of a 6-pit game (1.85 billion boards, about 130 s to build on two cores),
+/// which Kalah(6,5) gets by default; a tenth of this project's 24 GiB machines.
+pub const DEFAULT_BOARDS: u64 = 2 << 30;
 
 /// Every board with at most [`Endgame::max_seeds`] seeds and its exact value.
 pub struct Endgame {
@@ -65,17 +66,19 @@ impl Endgame {
     }
 
     /// The level the search of a board with `seeds` seeds in `pits` a side gets by default:
-    /// `seeds / 2 - 3`, but no larger than a table of `limit` boards.
+    /// `seeds / 2 - 5`, but no larger than a table of `limit` boards.
     ///
-    /// Why half the seeds: each level more costs about half again as much to build and
-    /// saves about a quarter of the search. Kalah(6,4), standard capture, from the start
-    /// (48 seeds; results/bench.md, "The endgame table's size"): K = 16 builds in 2 s and
-    /// leaves 82 s of search, K = 18 5 s and 48 s, K = 20 13 s and 27 s. On a 37-seed
-    /// middle game (bench position 6x4-standard-b) K = 12 was best, 0.73 s in all; the
-    /// rule's 15 took 1.70 s, no table 2.76 s. `None` when not even level 1 fits or the
-    /// rule gives less.
+    /// Why about half the seeds: each level more costs about half again as much to build
+    /// and saves about a third of the search. Kalah(6,4) from the start (48 seeds) with
+    /// the two-thread search (results/bench.md, "The endgame table's size"): K = 18, 19
+    /// and 20 took 32.0, 27.6 and 28.5 s in all under standard capture and 17.0, 17.9 and
+    /// 20.6 s under empty capture. Kalah(6,5), empty capture (60 seeds): K = 25, the rule's
+    /// value, 478 s. On a 37-seed middle game (bench position 6x4-standard-b, one thread)
+    /// K = 12, 13 and 14 took 0.73, 1.25 and 0.93 s (such short runs swing with fresh
+    /// memory), no table 2.76 s; the rule gives 13. `None` when not even level 1 fits or
+    /// the rule gives less.
     pub fn level_for(pits: usize, seeds: u32, limit: u64) -> Option<u32> {
-        let want = (seeds / 2).saturating_sub(3);
+        let want = (seeds / 2).saturating_sub(5);
         (1..=want)
             .take_while(|&k| Endgame::boards(pits, k).is_some_and(|b| b <= limit))
             .last()
@@ -161,15 +164,16 @@ mod tests {
 
     #[test]
     fn level_for_takes_half_the_seeds_within_the_limit() {
-        assert_eq!(Endgame::level_for(6, 48, DEFAULT_BOARDS), Some(20));
-        assert_eq!(Endgame::level_for(6, 37, DEFAULT_BOARDS), Some(15));
-        // 6 pits: levels 0..=20 hold 225,792,840 boards, 0..=21 hold 354,817,320.
-        assert_eq!(Endgame::level_for(6, 60, DEFAULT_BOARDS), Some(20));
+        assert_eq!(Endgame::level_for(6, 48, DEFAULT_BOARDS), Some(19));
+        assert_eq!(Endgame::level_for(6, 37, DEFAULT_BOARDS), Some(13));
+        // 6 pits: levels 0..=25 hold 1,852,482,996 boards, 0..=26 hold 2,707,475,148.
+        assert_eq!(Endgame::level_for(6, 60, DEFAULT_BOARDS), Some(25));
+        assert_eq!(Endgame::level_for(6, 70, DEFAULT_BOARDS), Some(25));
         assert_eq!(Endgame::level_for(6, 60, 225_792_840), Some(20));
         assert_eq!(Endgame::level_for(6, 60, 225_792_839), Some(19));
-        assert_eq!(Endgame::level_for(4, 16, DEFAULT_BOARDS), Some(5));
-        assert_eq!(Endgame::level_for(6, 9, DEFAULT_BOARDS), Some(1));
-        assert_eq!(Endgame::level_for(6, 7, DEFAULT_BOARDS), None);
+        assert_eq!(Endgame::level_for(4, 16, DEFAULT_BOARDS), Some(3));
+        assert_eq!(Endgame::level_for(6, 12, DEFAULT_BOARDS), Some(1));
+        assert_eq!(Endgame::level_for(6, 11, DEFAULT_BOARDS), None);
         assert_eq!(Endgame::level_for(6, 48, 0), None);
         assert_eq!(Endgame::boards(6, 20), Some(225_792_840));
         assert_eq!(Endgame::boards(2, 2), Some(15));

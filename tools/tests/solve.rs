@@ -254,7 +254,7 @@ fn bad_input_is_an_error_not_a_panic() {
 
 #[test]
 fn endgame_table_sizes_give_the_same_margin_and_move_values() {
-    // Kalah(5,3), 30 seeds: auto builds boards up to 12 seeds; 4 and none cover less.
+    // Kalah(5,3), 30 seeds: auto builds boards up to 10 seeds; 4 and none cover less.
     // `kalah solve` or `kalah moves` with an `--endgame` setting: its JSON lines.
     let run = |command: &str, endgame: &str| {
         let out = kalah()
@@ -272,7 +272,7 @@ fn endgame_table_sizes_give_the_same_margin_and_move_values() {
     let solve = |endgame: &str| run("solve", endgame).remove(0);
     let moves = |endgame: &str| run("moves", endgame);
     let auto = solve("auto");
-    assert_eq!(auto["endgame_seeds"], 12);
+    assert_eq!(auto["endgame_seeds"], 10);
     assert!(auto["endgame_reads"].as_u64().unwrap() > 0);
     let none = solve("none");
     assert!(none["endgame_seeds"].is_null());
@@ -311,7 +311,7 @@ fn bad_endgame_levels_are_refused() {
 
 #[test]
 fn every_thread_count_gives_the_same_solution() {
-    // Kalah(5,3), 30 seeds: with the 12-seed endgame table the search splits from 22.
+    // Kalah(5,3), 30 seeds: with the 10-seed endgame table the search splits from 20.
     // (The best move may differ where two moves are equally good.)
     let solve = |threads: &str| {
         let out = kalah()
