@@ -513,15 +513,17 @@ impl<'a> Solver<'a> {
 /// boards of up to `below` seeds: subtrees smaller than that cost more to hand to another
 /// thread than they take to search.
 ///
-/// Measured on Kalah(6,4), standard capture, 2 threads, the 20-seed endgame table
-/// (results/bench.md, "Two threads"): splitting from 26, 32 and 36 seeds took 14.8, 13.1
-/// and 13.7 s of search, against 23.9 s on one thread.
+/// Measured on Kalah(6,4) from the start, 2 threads, the 19-seed endgame table
+/// (results/bench.md, "Two threads"): splitting from 25, 29, 33, 37 and 41 seeds took
+/// 19.9, 17.5 to 18.5, 14.8 to 15.5, 15.0 and 16.2 s of search under standard capture
+/// (one thread: 30 to 32 s), and from 29, 33 and 37 seeds 7.8, 7.7 and 7.0 s under empty
+/// capture (one thread: 13 to 15 s).
 pub fn default_split_seeds(below: u32) -> u32 {
     below + SPLIT_ABOVE
 }
 
 /// See [`default_split_seeds`].
-const SPLIT_ABOVE: u32 = 10;
+const SPLIT_ABOVE: u32 = 14;
 
 /// A split point's stop signal, linked to those of the split points above it: a search
 /// below a split point stops when any of them is set.

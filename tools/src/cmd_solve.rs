@@ -41,6 +41,10 @@ pub struct SearchArgs {
     /// moves between them, sharing the table; moves: root moves solved in parallel)
     #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
     pub threads: usize,
+    /// With several threads, split the search at nodes with at least this many seeds
+    /// (default: the endgame table's or database's level plus 14)
+    #[arg(long, value_name = "SEEDS")]
+    pub split_seeds: Option<u32>,
     /// Endgame database directory (from `kalah db build`) to probe
     #[arg(long, value_name = "DIR")]
     pub db: Option<PathBuf>,
@@ -337,6 +341,9 @@ fn engine<'a>(
     }
     if let Some(table) = &b.endgame {
         solver = solver.with_endgame(table);
+    }
+    if let Some(s) = search.split_seeds {
+        solver = solver.with_split_seeds(s);
     }
     Ok(Engine::Search(Box::new(solver)))
 }

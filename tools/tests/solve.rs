@@ -316,7 +316,8 @@ fn every_thread_count_gives_the_same_solution() {
     let solve = |threads: &str| {
         let out = kalah()
             .args(["solve", "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
-            .args(["--json", "--quiet", "--threads", threads])
+            .args(["--json", "--quiet"])
+            .args(threads.split(' ').collect::<Vec<_>>())
             .output()
             .unwrap();
         assert!(
@@ -326,8 +327,8 @@ fn every_thread_count_gives_the_same_solution() {
         );
         json_lines(&out.stdout).remove(0)
     };
-    let one = solve("1");
-    for threads in ["2", "3"] {
+    let one = solve("--threads 1");
+    for threads in ["--threads 2", "--threads 3", "--threads 2 --split-seeds 11"] {
         let many = solve(threads);
         assert_eq!(many["value"], one["value"], "{threads} threads");
         assert!(many["pv"].as_array().is_some_and(|pv| !pv.is_empty()));
