@@ -311,7 +311,7 @@ fn bad_endgame_levels_are_refused() {
 
 #[test]
 fn every_thread_count_gives_the_same_solution() {
-    // Kalah(5,3), 30 seeds: with the 10-seed endgame table the search splits from 20.
+    // Kalah(5,3), 30 seeds: with the 10-seed endgame table the search splits from 24.
     // (The best move may differ where two moves are equally good.)
     let solve = |threads: &str| {
         let out = kalah()
