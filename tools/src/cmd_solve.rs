@@ -303,15 +303,15 @@ pub fn endgame_table(
 /// The transposition table of a search of `rules` from a board of `seeds` seeds, or none
 /// where the rules need no search (they can cycle). Allocated before the endgame table's
 /// build, so that its memory is faulted in during that build.
-fn transposition_table(
+pub fn transposition_table(
     rules: &Rules,
     seeds: u32,
-    search: &SearchArgs,
+    max_mb: usize,
 ) -> Result<Option<Table>, CliError> {
     if rules.can_cycle() {
         return Ok(None);
     }
-    let tt_mb = solver::tt::sized_for(rules.pits(), seeds, search.tt_mb);
+    let tt_mb = solver::tt::sized_for(rules.pits(), seeds, max_mb);
     Table::new(tt_mb)
         .map(Some)
         .map_err(|e| CliError::Solve(SolveError::Table(tt_mb, e.to_string()).to_string()))
@@ -331,7 +331,7 @@ fn engine<'a>(
     }
     let table = match table {
         Some(t) => t,
-        None => transposition_table(b.game.rules(), seeds, search)?
+        None => transposition_table(b.game.rules(), seeds, search.tt_mb)?
             .ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?,
     };
     let mut solver =
@@ -376,7 +376,7 @@ fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: 
 pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
-    let table = transposition_table(&rules, pos.board_seeds(), &a.search)?;
+    let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
     let mut engine = engine(&back, &a.search, pos.board_seeds(), table)?;
     let start = Instant::now();

@@ -14,12 +14,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::dbfile::Database;
 use solver::mtdf::SolveError;
-use solver::tt::Table;
 use solver::{analysis, Capture, EndRule, Game, Position, Rules, RulesBuilder, Solver};
 
 use crate::cmd_bench::emit;
 use crate::cmd_db::DbCmdError;
-use crate::cmd_solve::{all_cores, endgame_table, parse_endgame, parse_threads, EndgameArg};
+use crate::cmd_solve::{
+    all_cores, endgame_table, parse_endgame, parse_threads, transposition_table, EndgameArg,
+};
 use crate::error::CliError;
 
 /// The published cases, `pits seeds capture value cost` a line.
@@ -205,9 +206,8 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     };
     let seeds = game.rules().total_seeds();
     // The transposition table first: it is faulted in while the endgame table is built.
-    let tt_mb = solver::tt::sized_for(game.pits(), seeds, a.tt_mb);
-    let tt = Table::new(tt_mb)
-        .map_err(|e| CliError::Solve(SolveError::Table(tt_mb, e.to_string()).to_string()))?;
+    let tt = transposition_table(&rules, seeds, a.tt_mb)?
+        .ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?;
     let table = endgame_table(&game, seeds, a.endgame, db.is_some(), |msg, _| {
         if let Some(bar) = bar {
             bar.set_message(format!("{}: {msg}", case.id()));
