@@ -19,8 +19,9 @@
 //!
 //! Move order: the table's move, moves to a board the endgame table holds (one read each,
 //! and one that cuts spares the searches of the others), free moves, captures (largest
-//! first), then the pit nearest the store first. Bounds: a side cannot gain more than the seeds left, so a move
-//! whose gain plus the seeds still in play cannot reach `beta` is not searched. Boards
+//! first), then the pit nearest the store first. Bounds: a side cannot gain more than the
+//! seeds left, so a move whose gain plus the seeds still in play cannot reach `beta` is
+//! not searched. Boards
 //! with few seeds are not searched at all: they are read from the search's own endgame
 //! table ([`crate::endgame`]) or, above it, from a database ([`Probe`]).
 //!
@@ -92,6 +93,7 @@ impl<'a> Solver<'a> {
     /// A solver with a table of `tt_mb` MiB. Refuses rules whose play can cycle: depth-first
     /// search cannot end on them (use the retrograde solver).
     pub fn new(game: &'a Game, tt_mb: usize) -> Result<Solver<'a>, SolveError> {
+        // Refused before the table is allocated (it may be gigabytes).
         if game.rules().can_cycle() {
             return Err(SolveError::Cyclic);
         }
@@ -517,7 +519,7 @@ impl<'a> Solver<'a> {
 /// (results/bench.md, "Two threads"): splitting from 25, 29, 33, 37 and 41 seeds took
 /// 19.9, 17.5 to 18.5, 14.8 to 15.5, 15.0 and 16.2 s of search under standard capture
 /// (one thread: 30 to 32 s), and from 29, 33 and 37 seeds 7.8, 7.7 and 7.0 s under empty
-/// capture (one thread: 13 to 15 s).
+/// capture (one thread: 13 to 16 s).
 pub fn default_split_seeds(below: u32) -> u32 {
     below + SPLIT_ABOVE
 }

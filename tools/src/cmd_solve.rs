@@ -41,7 +41,7 @@ pub struct SearchArgs {
     /// moves between them, sharing the table; moves: root moves solved in parallel)
     #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
     pub threads: usize,
-    /// With several threads, split the search at nodes with at least this many seeds
+    /// solve with several threads: split the search at nodes with at least this many seeds
     /// (default: the endgame table's or database's level plus 14)
     #[arg(long, value_name = "SEEDS")]
     pub split_seeds: Option<u32>,

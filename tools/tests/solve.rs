@@ -14,6 +14,18 @@ fn json_lines(out: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// Runs `cmd`, which must succeed (else its stderr is the failure), and returns its JSON
+/// lines.
+fn json_of(cmd: &mut Command) -> Vec<Value> {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out.stdout)
+}
+
 #[test]
 fn solve_json_has_the_promised_keys() {
     // Irving, Donkers & Uiterwijk 2000, Table 9: empty-capture Kalah(4,3) is +8.
@@ -169,26 +181,17 @@ fn pie_rule_analysis_lists_whole_first_turns() {
 
 #[test]
 fn clockwise_rules_are_solved_by_retrograde_analysis() {
-    let out = kalah()
-        .args([
-            "solve",
-            "--pits",
-            "2",
-            "--seeds",
-            "2",
-            "--direction",
-            "cw",
-            "--json",
-            "--quiet",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = &json_lines(&out.stdout)[0];
+    let v = &json_of(kalah().args([
+        "solve",
+        "--pits",
+        "2",
+        "--seeds",
+        "2",
+        "--direction",
+        "cw",
+        "--json",
+        "--quiet",
+    ]))[0];
     assert_eq!(v["method"], "retrograde");
     // Checked against the attractor reference in solver/tests/cyclic.rs.
     assert_eq!(v["value"], 6);
@@ -257,17 +260,11 @@ fn endgame_table_sizes_give_the_same_margin_and_move_values() {
     // Kalah(5,3), 30 seeds: auto builds boards up to 10 seeds; 4 and none cover less.
     // `kalah solve` or `kalah moves` with an `--endgame` setting: its JSON lines.
     let run = |command: &str, endgame: &str| {
-        let out = kalah()
-            .args([command, "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
-            .args(["--json", "--quiet", "--endgame", endgame])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        json_lines(&out.stdout)
+        json_of(
+            kalah()
+                .args([command, "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
+                .args(["--json", "--quiet", "--endgame", endgame]),
+        )
     };
     let solve = |endgame: &str| run("solve", endgame).remove(0);
     let moves = |endgame: &str| run("moves", endgame);
@@ -314,23 +311,18 @@ fn every_thread_count_gives_the_same_solution() {
     // Kalah(5,3), 30 seeds: with the 10-seed endgame table the search splits from 24.
     // (The best move may differ where two moves are equally good.)
     let solve = |threads: &str| {
-        let out = kalah()
-            .args(["solve", "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
-            .args(["--json", "--quiet"])
-            .args(threads.split(' ').collect::<Vec<_>>())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        json_lines(&out.stdout).remove(0)
+        json_of(
+            kalah()
+                .args(["solve", "--pits", "5", "--seeds", "3", "--tt-mb", "64"])
+                .args(["--json", "--quiet"])
+                .args(threads.split(' ')),
+        )
+        .remove(0)
     };
     let one = solve("--threads 1");
     for threads in ["--threads 2", "--threads 3", "--threads 2 --split-seeds 11"] {
         let many = solve(threads);
-        assert_eq!(many["value"], one["value"], "{threads} threads");
+        assert_eq!(many["value"], one["value"], "{threads}");
         assert!(many["pv"].as_array().is_some_and(|pv| !pv.is_empty()));
     }
     let out = kalah()
