@@ -141,15 +141,15 @@ strategy() {
     local envs
     envs=$(env | grep '^STRATEGY_' | sort | paste -sd ' ' - || true)
     [ -n "$envs" ] && echo "- environment: \`$envs\`"
-    [ -n "${STRATEGY_THREADS:-}" ] && echo "- \`kalah moves --threads $STRATEGY_THREADS\`: the root moves are solved side by side, each with 1/$STRATEGY_THREADS of the table"
+    echo "- threads: \`--threads ${STRATEGY_THREADS:-(all cores)}\`: each search splits its larger nodes between the threads, sharing one table"
     echo "- commit: $commit"
-    if [ "${STRATEGY_THREADS:-1}" = 1 ]; then echo "- machine: $machine"; else echo "- machine: ${machine%%;*}"; fi
+    echo "- machine: ${machine%%;*}"
     echo
   } >"$tmp/strategy.md"
   # STRATEGY_GAMES (e.g. "4x3") replaces the two games, to try the script quickly.
   # STRATEGY_DB=DIR: probe the databases DIR/<capture> (from `kalah db build`) where present.
   # STRATEGY_PIE=0: first moves only (the pie rule needs a solve per whole first turn).
-  # STRATEGY_THREADS=N: `kalah moves --threads N` (root moves solved side by side).
+  # STRATEGY_THREADS=N: search threads (default: all cores).
   # STRATEGY_OUT=FILE: write FILE instead of results/strategy.md.
   # STRATEGY_CAPTURES (e.g. "empty") replaces the two capture rules.
   for game in ${STRATEGY_GAMES:-6x4 6x5}; do
@@ -161,10 +161,11 @@ strategy() {
       fi
       echo "Kalah($p,$n) capture=$capture: moves" >&2
       run "$f" -- $K moves --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" \
-        --threads "${STRATEGY_THREADS:-1}" --json --quiet
+        ${STRATEGY_THREADS:+--threads "$STRATEGY_THREADS"} --json --quiet
       if [ "${STRATEGY_PIE:-1}" = 1 ]; then
         echo "Kalah($p,$n) capture=$capture: pie" >&2
-        run "$g" -- $K solve --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" --pie --json --quiet
+        run "$g" -- $K solve --pits "$p" --seeds "$n" --capture "$capture" --tt-mb "$tt" "${db[@]}" --pie \
+          ${STRATEGY_THREADS:+--threads "$STRATEGY_THREADS"} --json --quiet
       else
         echo "skipped 0 0" >"$g.time"
       fi

@@ -159,28 +159,17 @@ pub fn solve_by_oracle(oracle: &mut dyn Oracle, pos: &Position, limit: usize) ->
     }
 }
 
-/// Solve `pos` exactly by iterative deepening up to `max_depth`.
+/// Solve `pos` exactly by iterative deepening up to `max_depth`, on the solver's threads
+/// (see [`Solver::with_threads`]).
 pub fn solve(
     solver: &mut Solver<'_>,
     pos: &Position,
     max_depth: u8,
-    progress: impl FnMut(&Iteration),
-) -> Solution {
-    solve_parallel(solver, pos, max_depth, 1, progress)
-}
-
-/// As [`solve`], with `threads` search threads sharing the table (see
-/// [`Solver::solve_parallel`]).
-pub fn solve_parallel(
-    solver: &mut Solver<'_>,
-    pos: &Position,
-    max_depth: u8,
-    threads: usize,
     mut progress: impl FnMut(&Iteration),
 ) -> Solution {
     let board = pos.board();
     let mut iterations = Vec::new();
-    let value = solver.solve_parallel(&board, max_depth, threads, |it| {
+    let value = solver.solve(&board, max_depth, |it| {
         iterations.push(*it);
         progress(it)
     });

@@ -27,8 +27,8 @@
 //!
 //! # Threads
 //!
-//! [`Solver::solve_parallel`] splits the search at nodes with many seeds ("young brothers
-//! wait"): the first move alone, then the others shared out in order between the threads,
+//! A solver given threads ([`Solver::with_threads`]) splits every search at nodes with
+//! many seeds ("young brothers wait"): the first move alone, then the others shared out in order between the threads,
 //! which all read and write one table. When one of them cuts, the searches of the others
 //! below that node stop and drop what they had not finished; nothing unfinished is ever
 //! stored or returned, so the value is exactly the serial search's.
@@ -62,18 +62,19 @@ pub struct Iteration {
 /// A search: the rules, a transposition table and an optional database.
 pub struct Solver<'a> {
     game: &'a Game,
-    /// Shared with the searches of other threads during [`Solver::solve_parallel`].
+    /// Shared with the searches of other threads (see [`Solver::with_threads`]).
     pub table: Arc<Table>,
     stats: tt::Stats,
     /// For a search below a split point: when any split point above it is stopped, it
     /// unwinds without storing anything.
     stop: Option<&'a Abort<'a>>,
     /// Nodes with at least this many seeds search their moves after the first in parallel
-    /// (`i32::MAX`: never; set only during [`Solver::solve_parallel`]).
+    /// (`i32::MAX`: never, the solver has one thread). Set by [`Solver::mtdf`], once the
+    /// endgame table and database it splits above are known.
     split_seeds: i32,
-    /// The split threshold [`Solver::solve_parallel`] uses, when not the default.
+    /// The split threshold, when not [`default_split_seeds`].
     split_from: Option<u32>,
-    /// The threads of [`Solver::solve_parallel`], for the split points of a search that
+    /// The threads of [`Solver::with_threads`], for the split points of a search that
     /// runs outside them (searches below a split point already run on them).
     pool: Option<Arc<rayon::ThreadPool>>,
     probe: Option<&'a dyn Probe>,
@@ -137,6 +138,26 @@ impl<'a> Solver<'a> {
     pub fn with_endgame(mut self, table: &'a Endgame) -> Solver<'a> {
         self.endgame_max = table.max_seeds() as i32;
         self.endgame = Some(table);
+        self
+    }
+
+    /// Search on `threads` threads: below the top of the tree, nodes with many seeds
+    /// search their first move alone and then the others in parallel ("young brothers
+    /// wait"), all sharing the table. Every search of this solver ([`Solver::solve`],
+    /// [`Solver::value`]) then runs so. The values are exact and the same as with one
+    /// thread: a move stopped unfinished is only ever dropped from a node that another
+    /// move already cut. Node and table counts vary from run to run. One thread, or a
+    /// pool the system refuses, leaves the search serial.
+    pub fn with_threads(mut self, threads: usize) -> Solver<'a> {
+        self.pool = (threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .ok()
+            })
+            .flatten()
+            .map(Arc::new);
         self
     }
 
@@ -360,6 +381,16 @@ impl<'a> Solver<'a> {
     /// MTD(f): the value of a non-terminal `board` at `depth`, from a first guess.
     /// Returns the value and the number of zero-window tests it took.
     pub fn mtdf(&mut self, board: &Board, guess: i32, depth: u8) -> (i32, u32) {
+        self.split_seeds = match self.pool {
+            Some(_) => {
+                let below = self.probe_max.max(self.endgame_max.max(0) as u32);
+                let from = self
+                    .split_from
+                    .unwrap_or_else(|| default_split_seeds(below));
+                i32::try_from(from).unwrap_or(i32::MAX)
+            }
+            None => i32::MAX,
+        };
         let seeds = board.seeds() as i32;
         let (mut lo, mut hi) = (-seeds, seeds);
         let mut g = guess.clamp(lo, hi);
@@ -472,42 +503,6 @@ impl<'a> Solver<'a> {
     #[inline]
     fn stopped(&self) -> bool {
         self.stop.is_some_and(Abort::is_set)
-    }
-
-    /// As [`Solver::solve`], on `threads` threads: below the top of the tree, nodes
-    /// with at least `split_seeds` seeds search their first move alone and then the
-    /// others in parallel ("young brothers wait"), all sharing the table. The value is
-    /// exact and the same as [`Solver::solve`]'s: a move stopped unfinished is only ever
-    /// dropped from a node that another move already cut. Node and table counts vary
-    /// from run to run.
-    pub fn solve_parallel(
-        &mut self,
-        board: &Board,
-        max_depth: u8,
-        threads: usize,
-        progress: impl FnMut(&Iteration),
-    ) -> i32 {
-        let pool = (threads > 1)
-            .then(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .ok()
-            })
-            .flatten();
-        let Some(pool) = pool else {
-            return self.solve(board, max_depth, progress);
-        };
-        let below = self.probe_max.max(self.endgame_max.max(0) as u32);
-        let from = self
-            .split_from
-            .unwrap_or_else(|| default_split_seeds(below));
-        self.split_seeds = i32::try_from(from).unwrap_or(i32::MAX);
-        self.pool = Some(Arc::new(pool));
-        let v = self.solve(board, max_depth, progress);
-        self.split_seeds = i32::MAX;
-        self.pool = None;
-        v
     }
 }
 

@@ -108,11 +108,14 @@ fn parallel_searches_give_the_same_values() {
             let want = reference(&game, &start, &mut HashMap::new());
             // The default split point (above every board of these sizes), and splits at
             // every node with a seed or more, on 2 and 4 threads.
-            let mut solver = Solver::new(&game, 4).unwrap();
-            assert_eq!(solver.solve_parallel(&start, 6, 2, |_| {}), want, "{rules}");
+            let mut solver = Solver::new(&game, 4).unwrap().with_threads(2);
+            assert_eq!(solver.solve(&start, 6, |_| {}), want, "{rules}");
             for threads in [2, 4] {
-                let mut solver = Solver::new(&game, 4).unwrap().with_split_seeds(1);
-                let v = solver.solve_parallel(&start, 6, threads, |_| {});
+                let mut solver = Solver::new(&game, 4)
+                    .unwrap()
+                    .with_threads(threads)
+                    .with_split_seeds(1);
+                let v = solver.solve(&start, 6, |_| {});
                 assert_eq!(v, want, "{rules}, {threads} threads");
                 // The bounds the threads left in the table hold: a serial search that
                 // reads them gives the value too.
@@ -213,8 +216,9 @@ proptest! {
         let mut solver = Solver::new(&game, 16)
             .unwrap()
             .with_endgame(&table)
+            .with_threads(4)
             .with_split_seeds(level + 3);
-        prop_assert_eq!(solver.solve_parallel(&board, 4, 4, |_| {}), want);
+        prop_assert_eq!(solver.solve(&board, 4, |_| {}), want);
     }
 }
 

@@ -37,11 +37,11 @@ pub struct SearchArgs {
     /// Transposition table size in MiB
     #[arg(long, value_name = "MB", default_value_t = 1024)]
     pub tt_mb: usize,
-    /// Search threads, all cores by default (solve: the search splits its larger nodes'
-    /// moves between them, sharing the table; moves: root moves solved in parallel)
+    /// Search threads, all cores by default: the search splits its larger nodes' moves
+    /// between them, all sharing one table (for the pie rule's and each move's search too)
     #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
     pub threads: usize,
-    /// solve with several threads: split the search at nodes with at least this many seeds
+    /// With several threads: split the search at nodes with at least this many seeds
     /// (default: the endgame table's or database's level plus 14)
     #[arg(long, value_name = "SEEDS")]
     pub split_seeds: Option<u32>,
@@ -334,8 +334,9 @@ fn engine<'a>(
         None => transposition_table(b.game.rules(), seeds, search.tt_mb)?
             .ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?,
     };
-    let mut solver =
-        Solver::with_table(&b.game, table).map_err(|e| CliError::Solve(e.to_string()))?;
+    let mut solver = Solver::with_table(&b.game, table)
+        .map_err(|e| CliError::Solve(e.to_string()))?
+        .with_threads(search.threads);
     if let Some(db) = &b.db {
         solver = solver.with_probe(db);
     }
@@ -381,11 +382,9 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     let mut engine = engine(&back, &a.search, pos.board_seeds(), table)?;
     let start = Instant::now();
     let solution: Solution = match &mut engine {
-        Engine::Search(solver) => {
-            analysis::solve_parallel(solver, &pos, a.search.max_depth, a.search.threads, |it| {
-                report_iteration(&progress, &pos, it, start)
-            })
-        }
+        Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
+            report_iteration(&progress, &pos, it, start)
+        }),
         Engine::Retro(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
     };
     let pie = if rules.pie {
@@ -528,12 +527,8 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
     let back = backing(rules, &pos, &a.search, &progress)?;
     let start = Instant::now();
-    let margins: Vec<MoveMargin> = if a.search.threads > 1 && back.memory.is_none() {
-        parallel_move_margins(&back, &pos, &a.search)?
-    } else {
-        let mut engine = engine(&back, &a.search, pos.board_seeds(), None)?;
-        analysis::move_margins(engine.oracle(), &pos)
-    };
+    let mut engine = engine(&back, &a.search, pos.board_seeds(), None)?;
+    let margins: Vec<MoveMargin> = analysis::move_margins(engine.oracle(), &pos);
     progress.finish();
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
@@ -558,51 +553,4 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
         seconds
     );
     Ok(())
-}
-
-/// Root moves solved in parallel, each worker with its own table.
-fn parallel_move_margins(
-    back: &Backing,
-    pos: &Position,
-    search: &SearchArgs,
-) -> Result<Vec<MoveMargin>, CliError> {
-    use rayon::prelude::*;
-    let game = &back.game;
-    let steps: Vec<_> = game.steps(&pos.board()).collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(search.threads)
-        .build()
-        .map_err(|e| CliError::Solve(e.to_string()))?;
-    let tt_mb = solver::tt::sized_for(
-        game.pits(),
-        pos.board_seeds(),
-        (search.tt_mb / search.threads).max(1),
-    );
-    let sign = pos.to_move.sign();
-    let results: Result<Vec<MoveMargin>, CliError> = pool.install(|| {
-        steps
-            .par_iter()
-            .map(|&(pit, step)| {
-                let mut solver =
-                    Solver::new(game, tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
-                if let Some(db) = &back.db {
-                    solver = solver.with_probe(db);
-                }
-                if let Some(table) = &back.endgame {
-                    solver = solver.with_endgame(table);
-                }
-                let child = match step.next {
-                    solver::Next::Over => 0,
-                    _ => solver.value(&step.board),
-                };
-                Ok(MoveMargin {
-                    text: solver::MoveText::annotated(pos.to_move, pit, &step),
-                    margin: pos.store_margin() + sign * step.value_through(child),
-                })
-            })
-            .collect()
-    });
-    let mut out = results?;
-    out.sort_by_key(|m| (-sign * m.margin, m.text.pit));
-    Ok(out)
 }

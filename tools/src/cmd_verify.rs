@@ -213,7 +213,9 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
             bar.set_message(format!("{}: {msg}", case.id()));
         }
     })?;
-    let mut solver = Solver::with_table(&game, tt).map_err(|e| CliError::Solve(e.to_string()))?;
+    let mut solver = Solver::with_table(&game, tt)
+        .map_err(|e| CliError::Solve(e.to_string()))?
+        .with_threads(a.threads);
     if let Some(db) = &db {
         solver = solver.with_probe(db);
     }
@@ -221,7 +223,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
         solver = solver.with_endgame(table);
     }
     let pos = Position::start(&rules);
-    let solution = analysis::solve_parallel(&mut solver, &pos, a.max_depth, a.threads, |it| {
+    let solution = analysis::solve(&mut solver, &pos, a.max_depth, |it| {
         if let Some(bar) = bar {
             let depth = if it.depth == solver::tt::EXACT {
                 "exact".to_string()

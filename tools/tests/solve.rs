@@ -129,7 +129,7 @@ fn moves_lists_every_legal_move_best_first() {
     assert_eq!(lines[0]["value"], 8, "the best move keeps the game value");
     let values: Vec<i64> = lines.iter().map(|l| l["value"].as_i64().unwrap()).collect();
     assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
-    // Two threads give the same values.
+    // Two threads, splitting at every node of 4 seeds or more, give the same values.
     let par = kalah()
         .args([
             "moves",
@@ -142,7 +142,7 @@ fn moves_lists_every_legal_move_best_first() {
             "--json",
             "--quiet",
         ])
-        .args(["--tt-mb", "16", "--threads", "2"])
+        .args(["--tt-mb", "16", "--threads", "2", "--split-seeds", "4"])
         .output()
         .unwrap();
     assert_eq!(json_lines(&par.stdout), lines);
@@ -150,14 +150,22 @@ fn moves_lists_every_legal_move_best_first() {
 
 #[test]
 fn pie_rule_analysis_lists_whole_first_turns() {
-    let out = kalah()
-        .args([
-            "solve", "--pits", "4", "--seeds", "3", "--pie", "--json", "--quiet", "--tt-mb", "16",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v = &json_lines(&out.stdout)[0];
+    let pie = |threads: &[&str]| {
+        json_of(
+            kalah()
+                .args([
+                    "solve", "--pits", "4", "--seeds", "3", "--pie", "--json", "--quiet",
+                ])
+                .args(["--tt-mb", "16"])
+                .args(threads),
+        )
+        .remove(0)
+    };
+    let v = &pie(&["--threads", "1"]);
+    // Two threads splitting at every node of 4 seeds or more: the same turns and values.
+    let par = pie(&["--threads", "2", "--split-seeds", "4"]);
+    assert_eq!(par["turns"], v["turns"]);
+    assert_eq!(par["pie_value"], v["pie_value"]);
     let turns = v["turns"].as_array().unwrap();
     assert!(!turns.is_empty());
     // A turn that ends in the store continues: "A2+ ..." is one whole turn.
