@@ -58,18 +58,21 @@ pub trait Oracle {
     /// terminal).
     fn value(&mut self, board: &Board) -> i32;
 
+    /// The mover's exact value through the move `step`.
+    fn move_value(&mut self, step: &Step) -> i32 {
+        let child = match step.next {
+            Next::Over => 0,
+            _ => self.value(&step.board),
+        };
+        step.value_through(child)
+    }
+
     /// The value of every legal move of a non-terminal `board`, in pit order.
     fn move_values(&mut self, board: &Board) -> Vec<(usize, Step, i32)> {
         let steps: Vec<(usize, Step)> = self.game().steps(board).collect();
         steps
             .into_iter()
-            .map(|(pit, step)| {
-                let child = match step.next {
-                    Next::Over => 0,
-                    _ => self.value(&step.board),
-                };
-                (pit, step, step.value_through(child))
-            })
+            .map(|(pit, step)| (pit, step, self.move_value(&step)))
             .collect()
     }
 
@@ -183,17 +186,27 @@ pub fn solve(
 }
 
 /// The final margin after each legal move of `pos`, best first for the side to move.
-pub fn move_margins(solver: &mut dyn Oracle, pos: &Position) -> Vec<MoveMargin> {
+/// `solved` hears of each move as its search ends (in pit order): a search of a large
+/// board takes minutes a move.
+pub fn move_margins(
+    solver: &mut dyn Oracle,
+    pos: &Position,
+    mut solved: impl FnMut(&MoveMargin),
+) -> Vec<MoveMargin> {
     if pos.is_over(solver.game()) {
         return Vec::new();
     }
     let sign = pos.to_move.sign();
-    let mut out: Vec<MoveMargin> = solver
-        .move_values(&pos.board())
+    let steps: Vec<(usize, Step)> = solver.game().steps(&pos.board()).collect();
+    let mut out: Vec<MoveMargin> = steps
         .into_iter()
-        .map(|(pit, step, v)| MoveMargin {
-            text: MoveText::annotated(pos.to_move, pit, &step),
-            margin: pos.store_margin() + sign * v,
+        .map(|(pit, step)| {
+            let m = MoveMargin {
+                text: MoveText::annotated(pos.to_move, pit, &step),
+                margin: pos.store_margin() + sign * solver.move_value(&step),
+            };
+            solved(&m);
+            m
         })
         .collect();
     out.sort_by_key(|m| (-sign * m.margin, m.text.pit));

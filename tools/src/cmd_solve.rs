@@ -525,10 +525,20 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
 pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
+    let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
     let start = Instant::now();
-    let mut engine = engine(&back, &a.search, pos.board_seeds(), None)?;
-    let margins: Vec<MoveMargin> = analysis::move_margins(engine.oracle(), &pos);
+    let mut engine = engine(&back, &a.search, pos.board_seeds(), table)?;
+    let mut done = 0;
+    let margins: Vec<MoveMargin> = analysis::move_margins(engine.oracle(), &pos, |m| {
+        done += 1;
+        progress.line(&format!(
+            "{}: {}  ({done} solved, {:.2}s)",
+            m.text,
+            signed(m.margin),
+            start.elapsed().as_secs_f64()
+        ));
+    });
     progress.finish();
     let seconds = start.elapsed().as_secs_f64();
     if a.json {

@@ -72,6 +72,17 @@ fn solve_prints_a_readable_report_and_progress() {
         .output()
         .unwrap();
     assert!(quiet.stderr.is_empty());
+    // `kalah moves` reports each move as its search ends.
+    let moves = kalah()
+        .args(["moves", "--pits", "3", "--seeds", "3", "--tt-mb", "8"])
+        .output()
+        .unwrap();
+    assert!(moves.status.success());
+    let stderr = String::from_utf8_lossy(&moves.stderr);
+    for pit in 1..=3 {
+        assert!(stderr.contains(&format!("A{pit}")), "{stderr}");
+    }
+    assert!(stderr.contains("3 solved"), "{stderr}");
 }
 
 #[test]
