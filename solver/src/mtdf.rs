@@ -28,10 +28,11 @@
 //! # Threads
 //!
 //! A solver given threads ([`Solver::with_threads`]) splits every search at nodes with
-//! many seeds ("young brothers wait"): the first move alone, then the others shared out in order between the threads,
-//! which all read and write one table. When one of them cuts, the searches of the others
-//! below that node stop and drop what they had not finished; nothing unfinished is ever
-//! stored or returned, so the value is exactly the serial search's.
+//! many seeds ("young brothers wait"): the first move alone, then the others shared out
+//! in order between the threads, which all read and write one table. When one of them
+//! cuts, the searches of the others below that node stop and drop what they had not
+//! finished; nothing unfinished is ever stored or returned, so the value is exactly the
+//! serial search's.
 
 use crate::board::Board;
 use crate::endgame::Endgame;
