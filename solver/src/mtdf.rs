@@ -21,9 +21,9 @@
 //! and one that cuts spares the searches of the others), free moves, captures (largest
 //! first), then the pit nearest the store first. Bounds: a side cannot gain more than the
 //! seeds left, so a move whose gain plus the seeds still in play cannot reach `beta` is
-//! not searched. Boards
-//! with few seeds are not searched at all: they are read from the search's own endgame
-//! table ([`crate::endgame`]) or, above it, from a database ([`Probe`]).
+//! not searched. Boards with few seeds are not searched at all: they are read from the
+//! search's own endgame table ([`crate::endgame`]) or, above it, from a database
+//! ([`Probe`]).
 //!
 //! # Threads
 //!

@@ -317,10 +317,12 @@ pub fn transposition_table(
         .map_err(|e| CliError::Solve(SolveError::Table(tt_mb, e.to_string()).to_string()))
 }
 
+/// The engine for `b`: its retrograde analysis, or a search on `table` (from
+/// [`transposition_table`], which gives none exactly when the rules can cycle, and then
+/// `b` holds the analysis).
 fn engine<'a>(
     b: &'a Backing,
     search: &SearchArgs,
-    seeds: u32,
     table: Option<Table>,
 ) -> Result<Engine<'a>, CliError> {
     if let Some(mem) = &b.memory {
@@ -329,11 +331,7 @@ fn engine<'a>(
             db: mem,
         }));
     }
-    let table = match table {
-        Some(t) => t,
-        None => transposition_table(b.game.rules(), seeds, search.tt_mb)?
-            .ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?,
-    };
+    let table = table.ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?;
     let mut solver = Solver::with_table(&b.game, table)
         .map_err(|e| CliError::Solve(e.to_string()))?
         .with_threads(search.threads);
@@ -379,7 +377,7 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
-    let mut engine = engine(&back, &a.search, pos.board_seeds(), table)?;
+    let mut engine = engine(&back, &a.search, table)?;
     let start = Instant::now();
     let solution: Solution = match &mut engine {
         Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
@@ -528,7 +526,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
     let start = Instant::now();
-    let mut engine = engine(&back, &a.search, pos.board_seeds(), table)?;
+    let mut engine = engine(&back, &a.search, table)?;
     let mut done = 0;
     let margins: Vec<MoveMargin> = analysis::move_margins(engine.oracle(), &pos, |m| {
         done += 1;
