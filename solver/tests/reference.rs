@@ -96,6 +96,11 @@ fn solving_with_iterative_deepening_gives_the_same_value() {
         let want = reference(&game, &start, &mut HashMap::new());
         let mut solver = Solver::new(&game, 1).unwrap();
         assert_eq!(solver.solve(&start, 8, |_| {}), want, "{rules}");
+        // `value` deepens to its own depth for a first guess: no depth changes the value.
+        for depth in [0, 2, 16] {
+            let mut solver = Solver::new(&game, 1).unwrap().with_id_depth(depth);
+            assert_eq!(solver.value(&start), want, "{rules} depth {depth}");
+        }
     }
 }
 

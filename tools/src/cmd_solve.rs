@@ -49,7 +49,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "DIR")]
     pub db: Option<PathBuf>,
     /// Deepest depth-limited iteration before the exact search
-    #[arg(long, value_name = "D", default_value_t = 8)]
+    #[arg(long, value_name = "D", default_value_t = solver::mtdf::DEFAULT_ID_DEPTH)]
     pub max_depth: u8,
     /// Endgame table built in memory before the search: the value of every board with up
     /// to K seeds. auto: half the seeds in play less 5, within 2 Gi boards (at most 25
@@ -334,7 +334,8 @@ fn engine<'a>(
     let table = table.ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?;
     let mut solver = Solver::with_table(&b.game, table)
         .map_err(|e| CliError::Solve(e.to_string()))?
-        .with_threads(search.threads);
+        .with_threads(search.threads)
+        .with_id_depth(search.max_depth);
     if let Some(db) = &b.db {
         solver = solver.with_probe(db);
     }
@@ -555,8 +556,12 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     for m in &margins {
         say!("{:<8} {:>7}", m.text.to_string(), signed(m.margin));
     }
+    let nodes = match &engine {
+        Engine::Search(s) => format!(", {} nodes", s.nodes),
+        Engine::Retro(_) => String::new(),
+    };
     say!(
-        "({} moves, {:.3}s; margins are South minus North)",
+        "({} moves, {:.3}s{nodes}; margins are South minus North)",
         margins.len(),
         seconds
     );

@@ -141,7 +141,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "MB", default_value_t = 1024)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
-    #[arg(long, value_name = "D", default_value_t = 8)]
+    #[arg(long, value_name = "D", default_value_t = solver::mtdf::DEFAULT_ID_DEPTH)]
     pub max_depth: u8,
     /// Search threads, all cores by default (as in `kalah solve`)
     #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]

@@ -83,6 +83,11 @@ fn solve_prints_a_readable_report_and_progress() {
         assert!(stderr.contains(&format!("A{pit}")), "{stderr}");
     }
     assert!(stderr.contains("3 solved"), "{stderr}");
+    // The table's summary line counts the search's nodes.
+    let stdout = String::from_utf8_lossy(&moves.stdout);
+    let summary = stdout.lines().last().unwrap_or_default();
+    assert!(summary.starts_with("(3 moves, "), "{stdout}");
+    assert!(summary.contains(" nodes; "), "{stdout}");
 }
 
 #[test]
