@@ -59,8 +59,13 @@ pub fn whole_turns(solver: &dyn Oracle, pos: &Position) -> Vec<(Vec<MoveText>, P
     out
 }
 
-/// Solve every whole first turn of `pos` and the swap decision after each.
-pub fn analyse(solver: &mut dyn Oracle, pos: &Position) -> PieAnalysis {
+/// Solve every whole first turn of `pos` and the swap decision after each; `solved` hears
+/// of each turn as its search ends (a turn of a large game takes minutes).
+pub fn analyse(
+    solver: &mut dyn Oracle,
+    pos: &Position,
+    mut solved: impl FnMut(&PieTurn),
+) -> PieAnalysis {
     let opener = pos.to_move;
     let mut turns: Vec<PieTurn> = whole_turns(&*solver, pos)
         .into_iter()
@@ -68,12 +73,14 @@ pub fn analyse(solver: &mut dyn Oracle, pos: &Position) -> PieAnalysis {
             let v = solver.value(&after.board());
             let margin = after.store_margin() + after.to_move.sign() * v;
             let opener_margin = opener.sign() * margin;
-            PieTurn {
+            let turn = PieTurn {
                 moves,
                 margin,
                 opener_margin,
                 swap: opener_margin > 0,
-            }
+            };
+            solved(&turn);
+            turn
         })
         .collect();
     turns.sort_by_key(|t| (t.opener_margin.abs(), -t.opener_margin));

@@ -388,7 +388,16 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     };
     let pie = if rules.pie {
         progress.message("pie rule: solving every whole first turn");
-        Some(pie::analyse(engine.oracle(), &pos))
+        let mut done = 0;
+        Some(pie::analyse(engine.oracle(), &pos, |t| {
+            done += 1;
+            progress.line(&format!(
+                "pie rule: {}: {}  ({done} solved, {:.2}s)",
+                turn_text(&t.moves),
+                signed(t.margin),
+                start.elapsed().as_secs_f64()
+            ));
+        }))
     } else {
         None
     };
@@ -488,12 +497,21 @@ fn pie_turns_json(p: &PieAnalysis) -> serde_json::Value {
         .iter()
         .map(|t| {
             json!({
-                "turn": t.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "),
+                "turn": turn_text(&t.moves),
                 "value": t.margin,
                 "swap": t.swap,
             })
         })
         .collect()
+}
+
+/// A whole turn as its moves, such as `A2+ A6`.
+fn turn_text(moves: &[solver::notation::MoveText]) -> String {
+    moves
+        .iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
@@ -504,15 +522,9 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
     );
     say!("  {:<24} {:>7}  second player", "first turn", "margin");
     for t in &p.turns {
-        let turn = t
-            .moves
-            .iter()
-            .map(|m| m.to_string())
-            .collect::<Vec<_>>()
-            .join(" ");
         say!(
             "  {:<24} {:>7}  {}",
-            turn,
+            turn_text(&t.moves),
             signed(t.margin),
             if t.swap { "swaps" } else { "keeps" }
         );

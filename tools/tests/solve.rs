@@ -201,6 +201,23 @@ fn pie_rule_analysis_lists_whole_first_turns() {
             t["value"].as_i64().unwrap() > 0
         );
     }
+    // Without --quiet, each turn is reported on stderr as its search ends, with its value.
+    let out = kalah()
+        .args([
+            "solve", "--pits", "4", "--seeds", "3", "--pie", "--tt-mb", "16",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for t in turns {
+        let line = format!("pie rule: {}: ", t["turn"].as_str().unwrap());
+        assert!(stderr.contains(&line), "{line} in {stderr}");
+    }
+    assert!(
+        stderr.contains(&format!("({} solved, ", turns.len())),
+        "{stderr}"
+    );
 }
 
 #[test]
