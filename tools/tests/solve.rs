@@ -211,7 +211,8 @@ fn pie_rule_analysis_lists_whole_first_turns() {
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     for t in turns {
-        let line = format!("pie rule: {}: ", t["turn"].as_str().unwrap());
+        let (turn, value) = (t["turn"].as_str().unwrap(), t["value"].as_i64().unwrap());
+        let line = format!("pie rule: {turn}: {value:+}  (");
         assert!(stderr.contains(&line), "{line} in {stderr}");
     }
     assert!(
