@@ -483,8 +483,9 @@ impl<'a> Solver<'a> {
     /// the middle of the table's exact bounds on the board, when it has them, else that of
     /// iterative deepening as in [`Solver::solve`]: each zero-window test a poor guess
     /// adds is a search of its own. `kalah moves --pits 6 --seeds 4 --threads 1` (every
-    /// root move's value in turn) searched 354,833,713 nodes with a guess of 0 there, and
-    /// 309,966,274 with the deepened one (results/bench.md, "Move order").
+    /// root move's value in turn) searches 309,966,274 nodes with the deepened guess (the
+    /// count it prints), and searched 354,833,713 with a guess of 0 (counted by a
+    /// temporary print before this change; results/bench.md, "Move order").
     pub fn value(&mut self, board: &Board) -> i32 {
         if let Some(v) = self.game.terminal_value(board) {
             return v;
