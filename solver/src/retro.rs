@@ -552,6 +552,13 @@ struct Row {
     /// row is the rank-0 row of sum `k - s`: ranks of boards `(a, self)` are
     /// `block + a.local`.
     block: u64,
+    /// `lo_add[t]` (`t <= m`): `lo` of this row with one seed more in each of its first
+    /// `t` pits. A move of the other row that does not lap the board sows into this row's
+    /// first pits, one seed each, and the child's rank starts with `lo` of the row as it
+    /// is then: computed here once per row instead of once per board and move (4% fewer
+    /// instructions for the whole build, results/bench.md). Example, `m = 2`: for the row
+    /// `[0, 3]`, `lo_add = [lo([0, 3]), lo([1, 3]), lo([1, 4])]`.
+    lo_add: [u64; 9],
 }
 
 /// Every row of `m` pits with `0..=k` seeds, ordered by (sum, rank).
@@ -587,10 +594,22 @@ impl Level<'_> {
                 let mut board = [0u8; 16];
                 board[m - 1] = (k - s) as u8;
                 board[m..2 * m].copy_from_slice(&c[..m]);
+                let packed = u64::from_le_bytes(c);
+                let mut lo_add = [0u64; 9];
+                for (t, lo) in lo_add.iter_mut().enumerate().take(m + 1) {
+                    // One seed in each of pits 0..t: bytes 0..t set to 1.
+                    let add = if t == 0 {
+                        0
+                    } else {
+                        u64::MAX >> (64 - 8 * t) & 0x0101_0101_0101_0101
+                    };
+                    *lo = self.fast.lo(packed + add);
+                }
                 rows.push(Row {
                     cells: c,
                     local,
                     block: self.fast.rank(&board),
+                    lo_add,
                 });
                 local += 1;
                 if !next_in_rank_order(&mut c[..m]) {
@@ -750,7 +769,13 @@ struct FastMove {
     /// opponent without capture, `hi(opponent's seeds afterwards, own_row)`.
     lo_own: u64,
     hi_own: u64,
+    /// `t` when the move adds one seed to each of the opponent's first `t` pits and no
+    /// other (see [`Row::lo_add`]), else [`NO_ADD`].
+    add_t: u8,
 }
+
+/// [`FastMove::add_t`] of a move whose sowing laps the board.
+const NO_ADD: u8 = u8::MAX;
 
 /// The moves of one mover's row.
 #[derive(Clone, Copy, Default)]
@@ -859,7 +884,17 @@ impl Kernel {
                 add_sum: add_sum as u8,
                 lo_own: fast.lo(packed),
                 hi_own: fast.hi(k - s + add_sum, packed),
+                add_t: NO_ADD,
             };
+            // The sown seeds fill the opponent's first `add_sum` pits once each?
+            if add_sum <= m
+                && opp_add[..m]
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &a)| usize::from(a) == usize::from(i < add_sum))
+            {
+                mv.add_t = add_sum as u8;
+            }
             if own == 0 && opp == 0 {
                 mv.row = (first[s] as u64 + rankers[s].rank(&own_row[..m])) as u32;
             }
@@ -989,12 +1024,13 @@ impl Kernel {
                         v => i32::from(v),
                     }
                 } else {
-                    let hi = if captured {
-                        fast.hi(opp_sum, own_row)
+                    let rank = if captured {
+                        fast.lo(opp_row) + fast.hi(opp_sum, own_row)
+                    } else if f.add_t != NO_ADD {
+                        yr.lo_add[usize::from(f.add_t)] + f.hi_own
                     } else {
-                        f.hi_own
+                        fast.lo(opp_row) + f.hi_own
                     };
-                    let rank = fast.lo(opp_row) + hi;
                     level.lower_at(&[opp_row, own_row], own + opp, rank)
                 };
                 gain - v
