@@ -12,6 +12,7 @@ pub mod cyclic;
 pub mod dbfile;
 pub mod endgame;
 pub mod game;
+pub mod memory;
 pub mod mtdf;
 pub mod notation;
 pub mod pie;

@@ -247,7 +247,7 @@ fn build(
     // Zeroed pages first (the system hands them out lazily), then filled by all threads:
     // the first touch of fresh memory is slow on some machines, and a level is up to
     // gigabytes.
-    let mut values = vec![0i8; len];
+    let mut values = crate::memory::zeroed_bytes(len);
     values
         .par_chunks_mut(1 << 20)
         .for_each(|chunk| chunk.fill(UNKNOWN));
