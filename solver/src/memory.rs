@@ -7,11 +7,13 @@
 //! distributions, and of this project's machines) gives 2 MiB pages only to memory that
 //! asks for them, before it is first touched.
 //!
-//! Measured on this project's two-core machines (results/bench.md, "Huge pages for the
-//! endgame table's levels"): the Kalah(6,4) search with its 19-seed table was faster with
-//! the levels in huge pages in every one of seven runs side by side with the same search
-//! on small pages (2 to 11% less time, the same nodes). An earlier try, two runs one after
-//! the other, had seen nothing but this machine's spread from run to run.
+//! Measured on this project's two-core machines with `scripts/paired.sh`, which runs two
+//! builds side by side so that both meet the same machine (results/bench.md, "Huge pages
+//! for the endgame table's levels"): the Kalah(6,4) search with its 19-seed table took
+//! 1 to 7% less time in four rounds of four under standard capture, and within 3% either
+//! way under empty capture; the time before the search (the two tables built at once) was
+//! lower in six runs of seven. An earlier try, two runs one after the other, had seen only
+//! this machine's spread from run to run.
 
 /// A zeroed vector of `len` bytes whose whole 2 MiB-aligned pages are marked for huge
 /// pages. The allocator maps large zeroed blocks fresh from the system without touching
