@@ -4,7 +4,10 @@
 # that build is counted), and (b) with a database on disk. Prints a Markdown table; every
 # value is checked against the published one (+8 standard, +10 empty capture).
 #
-# Usage: scripts/speed-goals.sh [--no-table] [--db-only] [--db-standard DIR] [--db-empty DIR]
+# Usage: scripts/speed-goals.sh [--repeat N] [--no-table] [--db-only] [--db-standard DIR] [--db-empty DIR]
+#   --repeat N          run the two goal cases (no files, 2 threads) N times, alternating,
+#                       and end with their median and range of wall times: this machine's
+#                       speed swings by tens of percent from minute to minute
 #   --no-table          also run the plain search, no table and no database (minutes)
 #   --db-only           only the database cases
 #   --db-standard DIR   a standard-capture database, `kalah db build --pits 6 --max-seeds K`
@@ -23,10 +26,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 no_table=0
 db_only=0
+repeat=1
 db_standard=""
 db_empty=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --repeat) repeat="$2"; shift ;;
     --no-table) no_table=1 ;;
     --db-only) db_only=1 ;;
     --db-standard) db_standard="$2"; shift ;;
@@ -40,7 +45,7 @@ kalah=./target/release/kalah
 commit=$(git rev-parse --short HEAD)
 git diff --quiet HEAD -- solver tools || commit="$commit (+ uncommitted changes)"
 out=$(mktemp)
-trap 'rm -f "$out" "$out.t"' EXIT
+trap 'rm -f "$out" "$out.t" "$out.walls"' EXIT
 
 echo "- commit: $commit; machine: $(nproc) threads, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 echo
@@ -52,6 +57,7 @@ run() {
   local name=$1 expected=$2
   shift 2
   /usr/bin/time -f '%e' -o "$out.t" "$kalah" solve --pits 6 --seeds 4 --quiet --json "$@" >"$out"
+  echo "$name $(tail -1 "$out.t")" >>"$out.walls"
   python3 - "$out" "$out.t" "$name" "$expected" "$*" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -67,8 +73,10 @@ EOF
 if [ "$db_only" = 0 ]; then
   run "standard, no files, 1 search thread" 8 --threads 1
   run "empty capture, no files, 1 search thread" 10 --capture empty --threads 1
-  run "standard, no files, 2 threads" 8 --threads 2
-  run "empty capture, no files, 2 threads" 10 --capture empty --threads 2
+  for _ in $(seq "$repeat"); do
+    run "standard, no files, 2 threads" 8 --threads 2
+    run "empty capture, no files, 2 threads" 10 --capture empty --threads 2
+  done
 fi
 if [ -n "$db_standard" ]; then
   run "standard, database, 2 threads" 8 --db "$db_standard" --tt-mb 128 --threads 2 >/dev/null
@@ -81,4 +89,18 @@ fi
 if [ "$no_table" = 1 ]; then
   run "standard, plain search" 8 --endgame none --tt-mb 4096 --threads 1
   run "empty capture, plain search" 10 --capture empty --endgame none --tt-mb 4096 --threads 1
+fi
+if [ "$repeat" -gt 1 ] && [ "$db_only" = 0 ]; then
+  echo
+  python3 - "$out.walls" <<'EOF'
+import statistics, sys
+walls = {}
+for line in open(sys.argv[1]):
+    name, wall = line.rsplit(" ", 1)
+    walls.setdefault(name, []).append(float(wall))
+for name in ("standard, no files, 2 threads", "empty capture, no files, 2 threads"):
+    w = walls[name]
+    print(f"- {name}: median wall {statistics.median(w):.2f} s over {len(w)} runs "
+          f"({min(w):.2f} to {max(w):.2f} s)")
+EOF
 fi

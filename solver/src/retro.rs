@@ -568,6 +568,12 @@ struct Tiling {
     first: Vec<usize>,
     /// The `m`-cell ranker of each sum.
     rankers: Vec<Ranker>,
+    /// `his[first_hi[r] + a]`: `hi(a, row r)` for `a <= k - (row r's sum)`, the rank part
+    /// of the child `(a', r)` of a free move that does not lap the board (its mover's row
+    /// `a'` holds `a` seeds; the opponent's row `r` is untouched). Computed once per row
+    /// and sum instead of once per board and move.
+    his: Vec<u64>,
+    first_hi: Vec<usize>,
 }
 
 /// Rows per tile.
@@ -618,12 +624,23 @@ impl Level<'_> {
             }
         }
         first[k + 1] = rows.len();
+        let mut his = Vec::new();
+        let mut first_hi = Vec::with_capacity(rows.len());
+        for (s, w) in first.windows(2).enumerate() {
+            for row in &rows[w[0]..w[1]] {
+                first_hi.push(his.len());
+                let packed = u64::from_le_bytes(row.cells);
+                his.extend((0..=k - s).map(|a| self.fast.hi(a, packed)));
+            }
+        }
         let tl = Tiling {
             rankers: (0..=k)
                 .map(|s| Ranker::new(m, s as u32))
                 .collect::<Result<_, _>>()?,
             rows,
             first,
+            his,
+            first_hi,
         };
         let (rows, first) = (&tl.rows, &tl.first);
         // Tiles: runs of at most TILE consecutive rows of one sum, in row order.
@@ -1007,7 +1024,11 @@ impl Kernel {
                 let v = if end != UNKNOWN {
                     i32::from(end)
                 } else {
-                    let rank = f.lo_own + fast.hi(own_sum, opp_row);
+                    let rank = if f.opp_add == 0 {
+                        f.lo_own + tl.his[tl.first_hi[y] + own_sum]
+                    } else {
+                        f.lo_own + fast.hi(own_sum, opp_row)
+                    };
                     level.lower_at(&[own_row, opp_row], own + opp, rank)
                 };
                 gain + v
