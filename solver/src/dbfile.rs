@@ -57,6 +57,19 @@ pub struct Database {
     levels: Vec<(Ranker, LevelFile)>,
 }
 
+/// Levels up to this size are mapped with every page up front (`MAP_POPULATE`); larger
+/// ones fault their pages in as the search first reads them.
+///
+/// A search reads the small levels densely, so mapping them up front saves a fault per
+/// page, but it reads the large ones sparsely, and mapping all of their pages costs more
+/// than the faults it saves: the 28-seed database of Kalah(6,4) is 5.6 GB, and mapping all
+/// of it took 0.39 to 0.50 s on this project's machines one day (`setup_seconds` of
+/// `kalah solve --pits 6 --seeds 4 --db DIR --tt-mb 128 --json`), for a search of 0.3 s,
+/// and 0.04 s another day. With levels up to 256 MiB mapped up front (levels 0 to 22 for
+/// six pits, 0.55 GB), the same solve took 0.61 to 0.87 s in all against 0.83 to 0.91 s,
+/// four runs each, alternating (results/bench.md, "Speed goals").
+pub const POPULATE_MAX_BYTES: u64 = 256 << 20;
+
 impl Database {
     /// Opens the levels `0, 1, …` of `rules` in `dir` up to the first missing one.
     ///
@@ -75,7 +88,13 @@ impl Database {
             if !path.exists() {
                 break;
             }
-            let file = LevelFile::open_populated(&path, &key, k)?;
+            let populate = db_format::checked_level_size(key.cells(), k)
+                .is_some_and(|bytes| bytes <= POPULATE_MAX_BYTES);
+            let file = if populate {
+                LevelFile::open_populated(&path, &key, k)?
+            } else {
+                LevelFile::open(&path, &key, k)?
+            };
             levels.push((Ranker::new(key.cells(), k)?, file));
         }
         Ok(Database { rules: key, levels })
