@@ -559,6 +559,8 @@ struct Row {
     /// instructions for the whole build, results/bench.md). Example, `m = 2`: for the row
     /// `[0, 3]`, `lo_add = [lo([0, 3]), lo([1, 3]), lo([1, 4])]`.
     lo_add: [u64; 9],
+    /// Where this row's entries of [`Tiling::his`] start.
+    hi_at: usize,
 }
 
 /// Every row of `m` pits with `0..=k` seeds, ordered by (sum, rank).
@@ -568,12 +570,11 @@ struct Tiling {
     first: Vec<usize>,
     /// The `m`-cell ranker of each sum.
     rankers: Vec<Ranker>,
-    /// `his[first_hi[r] + a]`: `hi(a, row r)` for `a <= k - (row r's sum)`, the rank part
-    /// of the child `(a', r)` of a free move that does not lap the board (its mover's row
-    /// `a'` holds `a` seeds; the opponent's row `r` is untouched). Computed once per row
-    /// and sum instead of once per board and move.
+    /// `his[r.hi_at + a]`: `hi(a, r)` for each row `r` and `a <= k - (r's sum)`, the rank
+    /// part of the child `(a', r)` of a free move that does not lap the board (its mover's
+    /// row `a'` holds `a` seeds; the opponent's row `r` is untouched). Computed once per
+    /// row and sum instead of once per board and move.
     his: Vec<u64>,
-    first_hi: Vec<usize>,
 }
 
 /// Rows per tile.
@@ -589,6 +590,7 @@ impl Level<'_> {
         let k = self.k as usize;
         // Every row of sum 0..=k, ordered by (sum, rank).
         let mut rows: Vec<Row> = Vec::new();
+        let mut his: Vec<u64> = Vec::new();
         let mut first = vec![0usize; k + 2];
         for (s, start) in first.iter_mut().enumerate().take(k + 1) {
             *start = rows.len();
@@ -611,11 +613,14 @@ impl Level<'_> {
                     };
                     *lo = self.fast.lo(packed + add);
                 }
+                let hi_at = his.len();
+                his.extend((0..=k - s).map(|a| self.fast.hi(a, packed)));
                 rows.push(Row {
                     cells: c,
                     local,
                     block: self.fast.rank(&board),
                     lo_add,
+                    hi_at,
                 });
                 local += 1;
                 if !next_in_rank_order(&mut c[..m]) {
@@ -624,15 +629,6 @@ impl Level<'_> {
             }
         }
         first[k + 1] = rows.len();
-        let mut his = Vec::new();
-        let mut first_hi = Vec::with_capacity(rows.len());
-        for (s, w) in first.windows(2).enumerate() {
-            for row in &rows[w[0]..w[1]] {
-                first_hi.push(his.len());
-                let packed = u64::from_le_bytes(row.cells);
-                his.extend((0..=k - s).map(|a| self.fast.hi(a, packed)));
-            }
-        }
         let tl = Tiling {
             rankers: (0..=k)
                 .map(|s| Ranker::new(m, s as u32))
@@ -640,7 +636,6 @@ impl Level<'_> {
             rows,
             first,
             his,
-            first_hi,
         };
         let (rows, first) = (&tl.rows, &tl.first);
         // Tiles: runs of at most TILE consecutive rows of one sum, in row order.
@@ -1025,7 +1020,7 @@ impl Kernel {
                     i32::from(end)
                 } else {
                     let rank = if f.opp_add == 0 {
-                        f.lo_own + tl.his[tl.first_hi[y] + own_sum]
+                        f.lo_own + tl.his[yr.hi_at + own_sum]
                     } else {
                         f.lo_own + fast.hi(own_sum, opp_row)
                     };
