@@ -109,14 +109,17 @@ pub struct Solver<'a> {
 }
 
 impl<'a> Solver<'a> {
-    /// A solver with a table of `tt_mb` MiB. Refuses rules whose play can cycle: depth-first
+    /// A solver with a table of `tt_mb` MiB for the boards of the game's start position and
+    /// their successors (see [`Table::for_boards`]). Refuses rules whose play can cycle: depth-first
     /// search cannot end on them (use the retrograde solver).
     pub fn new(game: &'a Game, tt_mb: usize) -> Result<Solver<'a>, SolveError> {
         // Refused before the table is allocated (it may be gigabytes).
         if game.rules().can_cycle() {
             return Err(SolveError::Cyclic);
         }
-        let table = Table::new(tt_mb).map_err(|e| SolveError::Table(tt_mb, e.to_string()))?;
+        let rules = game.rules();
+        let table = Table::for_boards(tt_mb, rules.pits(), rules.total_seeds())
+            .map_err(|e| SolveError::Table(tt_mb, e.to_string()))?;
         Solver::with_table(game, table)
     }
 

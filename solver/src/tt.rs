@@ -25,6 +25,8 @@ use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::board::Board;
+use crate::retro::FastRank;
+use db_format::Ranker;
 
 /// The depth of a bound on the true (unlimited-depth) value.
 pub const EXACT: u8 = u8::MAX;
@@ -107,36 +109,48 @@ impl std::ops::AddAssign for Stats {
     }
 }
 
-/// One cache line: a sequence lock and two slots.
-///
-/// Several search threads share a table (see [`crate::mtdf`]), and an entry spans three
-/// words, so a reader could otherwise see half of one write and half of another. The lock
-/// makes every bucket read a consistent snapshot: a writer makes `version` odd, writes,
-/// and makes it even again; a reader retries if `version` was odd or changed while it read.
-/// All fields are atomics, so the racy reads of a retried attempt are not undefined
-/// behaviour; with one thread the lock is never contended.
+/// One cache line of eight words, read and written in one of two layouts ([`Layout`]).
 #[repr(C, align(64))]
 struct Bucket {
-    version: AtomicU64,
-    slots: [[AtomicU64; 3]; 2],
+    words: [AtomicU64; 8],
 }
 
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
+/// The wide layout's view of a bucket: a sequence lock and two slots.
+///
+/// Several search threads share a table (see [`crate::mtdf`]), and a wide entry spans
+/// three words, so a reader could otherwise see half of one write and half of another. The
+/// lock makes every bucket read a consistent snapshot: a writer makes `version` (word 0)
+/// odd, writes, and makes it even again; a reader retries if `version` was odd or changed
+/// while it read. All fields are atomics, so the racy reads of a retried attempt are not
+/// undefined behaviour; with one thread the lock is never contended. Slot `i` is words
+/// `1 + 3i..4 + 3i`; the eighth word is unused.
 impl Bucket {
+    #[inline]
+    fn version(&self) -> &AtomicU64 {
+        &self.words[0]
+    }
+
+    #[inline]
+    fn load_slots(&self) -> [Slot; 2] {
+        let mut out = [[0u64; 3]; 2];
+        for (i, o) in out.iter_mut().enumerate() {
+            for (j, w) in o.iter_mut().enumerate() {
+                *w = self.words[1 + 3 * i + j].load(Ordering::Relaxed);
+            }
+        }
+        out
+    }
+
     #[inline]
     fn read(&self) -> [Slot; 2] {
         loop {
-            let v1 = self.version.load(Ordering::Acquire);
+            let v1 = self.version().load(Ordering::Acquire);
             if v1 & 1 == 0 {
-                let mut out = [[0u64; 3]; 2];
-                for (o, s) in out.iter_mut().zip(&self.slots) {
-                    for (w, a) in o.iter_mut().zip(s) {
-                        *w = a.load(Ordering::Relaxed);
-                    }
-                }
+                let out = self.load_slots();
                 fence(Ordering::Acquire);
-                if self.version.load(Ordering::Relaxed) == v1 {
+                if self.version().load(Ordering::Relaxed) == v1 {
                     return out;
                 }
             }
@@ -148,10 +162,10 @@ impl Bucket {
     #[inline]
     fn update<R>(&self, f: impl FnOnce(&mut [Slot; 2]) -> R) -> R {
         let v = loop {
-            let v = self.version.load(Ordering::Relaxed);
+            let v = self.version().load(Ordering::Relaxed);
             if v & 1 == 0
                 && self
-                    .version
+                    .version()
                     .compare_exchange_weak(v, v + 1, Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
             {
@@ -160,19 +174,14 @@ impl Bucket {
             std::hint::spin_loop();
         };
         fence(Ordering::Release);
-        let mut cur = [[0u64; 3]; 2];
-        for (o, s) in cur.iter_mut().zip(&self.slots) {
-            for (w, a) in o.iter_mut().zip(s) {
-                *w = a.load(Ordering::Relaxed);
-            }
-        }
+        let mut cur = self.load_slots();
         let r = f(&mut cur);
-        for (o, s) in cur.iter().zip(&self.slots) {
-            for (w, a) in o.iter().zip(s) {
-                a.store(*w, Ordering::Relaxed);
+        for (i, o) in cur.iter().enumerate() {
+            for (j, w) in o.iter().enumerate() {
+                self.words[1 + 3 * i + j].store(*w, Ordering::Relaxed);
             }
         }
-        self.version.store(v + 2, Ordering::Release);
+        self.version().store(v + 2, Ordering::Release);
         r
     }
 }
@@ -259,6 +268,166 @@ fn hash(key: u128) -> u64 {
     h ^ (h >> 31)
 }
 
+/// How a table lays its entries out in the 64-byte buckets.
+enum Layout {
+    /// Two entries of three words under a sequence lock (see [`Bucket::read`]), keyed by
+    /// the whole 128-bit board: for any board.
+    Wide,
+    /// Eight entries of one word (see [`Compact`]): four times the entries in the same
+    /// memory, for boards of at most [`Compact::max_seeds`] seeds that fit its key.
+    Compact(Compact),
+}
+
+/// The compact layout: one 64-bit word an entry, eight to a bucket, no lock.
+///
+/// A board of `s <= N` seeds in `c = 2m` cells is numbered by its rank among all boards of
+/// at most `N` seeds, `key = C(s - 1 + c, c) + rank_s(board)` (the boards with fewer seeds
+/// first, then the stars-and-bars rank within its seed count, as in the database files):
+/// an integer below `C(N + c, c)`, which takes `B` bits. A bijective mix of those `B` bits
+/// (multiplications by odd constants and xor-shifts, each invertible modulo `2^B`) spreads
+/// the keys; its top bits choose the bucket and its other `q = B - log2(buckets)` bits are
+/// stored. Bucket and stored bits together give back the mixed key, hence the key, hence
+/// the board: as with the wide layout, a hit is never a collision.
+///
+/// | bits (from bit 0) | field |
+/// |---|---|
+/// | `q`       | the key's stored bits (the quotient) |
+/// | `v`       | `lo + N` |
+/// | `v`       | `hi + N` |
+/// | 5         | `depth` (31: [`EXACT`]) |
+/// | 4         | `mv` (15: [`NO_MOVE`]) |
+/// | 6         | `work`, at most 63 (0: the slot is empty, so a new table is zeroed memory) |
+///
+/// `v` bits hold `0..=2N`. Kalah(6,4) (`N = 48`, `c = 12`): `C(60, 12) ≈ 1.4·10^12` keys,
+/// `B = 41`; a 256 MiB table has `2^22` buckets, so `q = 19`, `v = 7` and an entry uses
+/// 48 bits. Words are written whole, so two threads can never tear an entry; they can at
+/// worst lose each other's updates or store one board twice in a bucket, and every stored
+/// bound is still a true bound for its board.
+struct Compact {
+    max_seeds: u32,
+    /// Ranks boards of every seed count up to `max_seeds`.
+    rank: FastRank,
+    /// `below[s]`: boards with fewer than `s` seeds, `C(s - 1 + c, c)`.
+    below: Vec<u64>,
+    key_bits: u32,
+    key_mask: u64,
+    q_bits: u32,
+    v_bits: u32,
+}
+
+const COMPACT_DEPTH_EXACT: u64 = 31;
+const COMPACT_NO_MOVE: u64 = 15;
+
+impl Compact {
+    /// The compact layout for `buckets` buckets (a power of two) and boards of at most
+    /// `max_seeds` seeds in `2 * pits` pits, if it fits in a word.
+    fn new(pits: usize, max_seeds: u32, buckets: usize) -> Option<Compact> {
+        let cells = 2 * pits;
+        let c = cells as u64;
+        let total = db_format::index::checked_binomial(u64::from(max_seeds) + c, c)?;
+        let key_bits = 64 - (total.max(2) - 1).leading_zeros();
+        let q_bits = key_bits.saturating_sub(buckets.trailing_zeros());
+        let v_bits = 64 - u64::from(2 * max_seeds).max(1).leading_zeros();
+        if max_seeds > i16::MAX as u32 || q_bits + 2 * v_bits + 15 > 64 {
+            return None;
+        }
+        let rank = FastRank::new(&Ranker::new(cells, max_seeds).ok()?);
+        let below = (0..=u64::from(max_seeds))
+            .map(|s| match s {
+                0 => Some(0),
+                _ => db_format::index::checked_binomial(s - 1 + c, c),
+            })
+            .collect::<Option<Vec<u64>>>()?;
+        Some(Compact {
+            max_seeds,
+            rank,
+            below,
+            key_bits,
+            key_mask: u64::MAX >> (64 - key_bits),
+            q_bits,
+            v_bits,
+        })
+    }
+
+    /// The mixed key of `board` (below `2^key_bits`), or none for a board with more than
+    /// `max_seeds` seeds, which this table does not hold.
+    #[inline]
+    fn mixed(&self, board: &Board) -> Option<u64> {
+        let seeds = board.seeds();
+        if seeds > self.max_seeds {
+            return None;
+        }
+        let key = self.below[seeds as usize] + self.rank.rank(board.cells());
+        // Each step is a bijection of 0..2^key_bits.
+        let (mask, shift) = (self.key_mask, self.key_bits / 2 + 1);
+        let mut x = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
+        x ^= x >> shift;
+        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9) & mask;
+        x ^= x >> shift;
+        Some(x)
+    }
+
+    #[inline]
+    fn quotient(&self, word: u64) -> u64 {
+        word & !(u64::MAX << self.q_bits)
+    }
+
+    fn pack(&self, quotient: u64, e: &Entry) -> u64 {
+        let n = i32::from(self.max_seeds as i16);
+        // Values lie in -N..=N (a side gains at most the seeds on the board), so the
+        // clamps never weaken or falsify a bound.
+        let v = |x: i16| (i32::from(x).clamp(-n, n) + n) as u64;
+        let depth = if e.depth == EXACT {
+            COMPACT_DEPTH_EXACT
+        } else {
+            u64::from(e.depth).min(COMPACT_DEPTH_EXACT - 1)
+        };
+        let mv = if e.mv == NO_MOVE {
+            COMPACT_NO_MOVE
+        } else {
+            u64::from(e.mv)
+        };
+        let mut at = self.q_bits;
+        let mut word = quotient;
+        for (x, bits) in [
+            (v(e.lo), self.v_bits),
+            (v(e.hi), self.v_bits),
+            (depth, 5),
+            (mv, 4),
+            (u64::from(e.work.min(63)), 6),
+        ] {
+            word |= x << at;
+            at += bits;
+        }
+        word
+    }
+
+    fn unpack(&self, word: u64, key: [u64; 2]) -> Entry {
+        let n = self.max_seeds as i32;
+        let field = |at: u32, bits: u32| (word >> at) & !(u64::MAX << bits);
+        let q = self.q_bits;
+        let v = self.v_bits;
+        let depth = field(q + 2 * v, 5);
+        let mv = field(q + 2 * v + 5, 4);
+        Entry {
+            key,
+            lo: (field(q, v) as i32 - n) as i16,
+            hi: (field(q + v, v) as i32 - n) as i16,
+            depth: if depth == COMPACT_DEPTH_EXACT {
+                EXACT
+            } else {
+                depth as u8
+            },
+            mv: if mv == COMPACT_NO_MOVE {
+                NO_MOVE
+            } else {
+                mv as u8
+            },
+            work: field(q + 2 * v + 9, 6) as u8,
+        }
+    }
+}
+
 /// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
 /// seeds in `2·pits` pits: at most `max_mb`, and no more than twice what every such board
 /// would fill (there are C(seeds + 2m, 2m) of them). A small solve then touches a small
@@ -276,12 +445,13 @@ pub fn sized_for(pits: usize, seeds: u32, max_mb: usize) -> usize {
     }
 }
 
-/// A fixed-size table of buckets of two entries, shareable between search threads.
+/// A fixed-size table of buckets, shareable between search threads.
 pub struct Table {
     buckets: Arc<Storage>,
     mask: usize,
     /// The helper faulting the table in (see `Storage`), joined on drop.
     populate: Option<std::thread::JoinHandle<()>>,
+    layout: Layout,
 }
 
 /// Tables smaller than this are left to fault in as the search goes.
@@ -289,8 +459,23 @@ const POPULATE_MIN_BYTES: usize = 64 << 20;
 
 impl Table {
     /// A table of at most `megabytes` MiB (rounded down to a power of two buckets, at least
-    /// one bucket).
+    /// one bucket), in the wide layout: it holds any board.
     pub fn new(megabytes: usize) -> std::io::Result<Table> {
+        Table::allocate(megabytes, |_| Layout::Wide)
+    }
+
+    /// A table of at most `megabytes` MiB for boards of at most `max_seeds` seeds in
+    /// `2 * pits` pits: in the compact layout where its entries fit a word, four times as
+    /// many as [`Table::new`]'s in the same memory, else in the wide one. A board with more
+    /// seeds than `max_seeds` is never stored nor found (the search stays exact, only
+    /// slower).
+    pub fn for_boards(megabytes: usize, pits: usize, max_seeds: u32) -> std::io::Result<Table> {
+        Table::allocate(megabytes, |buckets| {
+            Compact::new(pits, max_seeds, buckets).map_or(Layout::Wide, Layout::Compact)
+        })
+    }
+
+    fn allocate(megabytes: usize, layout: impl FnOnce(usize) -> Layout) -> std::io::Result<Table> {
         let bytes = megabytes.max(1) * (1 << 20);
         let want = (bytes / std::mem::size_of::<Bucket>()).max(1);
         let n = if want.is_power_of_two() {
@@ -307,7 +492,17 @@ impl Table {
             buckets,
             mask: n - 1,
             populate,
+            layout: layout(n),
         })
+    }
+
+    /// Entries the table has room for.
+    pub fn entries(&self) -> usize {
+        let per_bucket = match self.layout {
+            Layout::Wide => 2,
+            Layout::Compact(_) => 8,
+        };
+        self.buckets.len() * per_bucket
     }
 
     /// Bytes the table occupies.
@@ -323,19 +518,39 @@ impl Table {
     /// The entry for `board`, if the table holds one.
     #[inline]
     pub fn probe(&self, board: &Board, stats: &mut Stats) -> Option<Entry> {
-        let key = board.key();
-        let k = split(key);
         stats.probes += 1;
-        let hit = self
-            .bucket(key)
-            .read()
-            .iter()
-            .map(Entry::unpack)
-            .find(|e| e.occupied() && e.key == k);
+        let hit = match &self.layout {
+            Layout::Wide => self.probe_wide(board),
+            Layout::Compact(c) => self.probe_compact(c, board),
+        };
         if hit.is_some() {
             stats.hits += 1;
         }
         hit
+    }
+
+    #[inline]
+    fn probe_wide(&self, board: &Board) -> Option<Entry> {
+        let key = board.key();
+        let k = split(key);
+        self.bucket(key)
+            .read()
+            .iter()
+            .map(Entry::unpack)
+            .find(|e| e.occupied() && e.key == k)
+    }
+
+    #[inline]
+    fn probe_compact(&self, c: &Compact, board: &Board) -> Option<Entry> {
+        let x = c.mixed(board)?;
+        let q = c.quotient(x);
+        let bucket = &self.buckets[(x >> c.q_bits) as usize & self.mask];
+        bucket.words.iter().find_map(|w| {
+            let w = w.load(Ordering::Relaxed);
+            // Occupied (`work` > 0) and this board's quotient.
+            (w >> (c.q_bits + 2 * c.v_bits + 9) != 0 && c.quotient(w) == q)
+                .then(|| c.unpack(w, split(board.key())))
+        })
     }
 
     /// Record that the value of `board` at `depth` lies in `lo..=hi`, with best move `mv`,
@@ -352,40 +567,60 @@ impl Table {
         nodes: u64,
         stats: &mut Stats,
     ) {
-        let key = board.key();
-        let k = split(key);
-        let work = (64 - nodes.leading_zeros()) as u8 + 1;
+        let new = Entry {
+            key: split(board.key()),
+            lo: lo as i16,
+            hi: hi as i16,
+            depth,
+            mv,
+            work: (64 - nodes.leading_zeros()) as u8 + 1,
+        };
         stats.stores += 1;
-        let evicted = self.bucket(key).update(|bucket| {
+        let evicted = match &self.layout {
+            Layout::Wide => self.store_wide(board, new),
+            Layout::Compact(c) => self.store_compact(c, board, new),
+        };
+        if evicted {
+            stats.evictions += 1;
+        }
+    }
+
+    /// `old` (an entry for the same board) updated with `new`, or none when `old` is
+    /// deeper and stays as it is.
+    #[inline]
+    fn merged(old: Entry, new: Entry) -> Option<Entry> {
+        let mut e = old;
+        if new.depth == e.depth {
+            e.lo = e.lo.max(new.lo);
+            e.hi = e.hi.min(new.hi);
+        } else if new.depth > e.depth {
+            e.lo = new.lo;
+            e.hi = new.hi;
+            e.depth = new.depth;
+        } else {
+            return None;
+        }
+        if new.mv != NO_MOVE {
+            e.mv = new.mv;
+        }
+        e.work = e.work.max(new.work);
+        Some(e)
+    }
+
+    /// Stores `new` in the wide layout; true when it evicted another board's entry.
+    #[inline]
+    fn store_wide(&self, board: &Board, new: Entry) -> bool {
+        let key = board.key();
+        self.bucket(key).update(|bucket| {
             for slot in bucket.iter_mut() {
-                let mut e = Entry::unpack(slot);
-                if e.occupied() && e.key == k {
-                    if depth == e.depth {
-                        e.lo = e.lo.max(lo as i16);
-                        e.hi = e.hi.min(hi as i16);
-                    } else if depth > e.depth {
-                        e.lo = lo as i16;
-                        e.hi = hi as i16;
-                        e.depth = depth;
-                    } else {
-                        return false;
+                let e = Entry::unpack(slot);
+                if e.occupied() && e.key == new.key {
+                    if let Some(e) = Table::merged(e, new) {
+                        *slot = e.pack();
                     }
-                    if mv != NO_MOVE {
-                        e.mv = mv;
-                    }
-                    e.work = e.work.max(work);
-                    *slot = e.pack();
                     return false;
                 }
             }
-            let new = Entry {
-                key: k,
-                lo: lo as i16,
-                hi: hi as i16,
-                depth,
-                mv,
-                work,
-            };
             let old = Entry::unpack(&bucket[0]);
             let (keep, drop) = if (new.depth, new.work) >= (old.depth, old.work) {
                 (new, old)
@@ -399,10 +634,39 @@ impl Table {
                 bucket[1] = drop.pack();
             }
             evicted
-        });
-        if evicted {
-            stats.evictions += 1;
+        })
+    }
+
+    /// Stores `new` in the compact layout: into the board's own slot if it has one, else
+    /// an empty slot, else over the least valuable entry (by depth, then work), so a new
+    /// entry always finds room and deep, costly ones survive. True when it evicted another
+    /// board's entry.
+    #[inline]
+    fn store_compact(&self, c: &Compact, board: &Board, new: Entry) -> bool {
+        let Some(x) = c.mixed(board) else {
+            return false;
+        };
+        let q = c.quotient(x);
+        let bucket = &self.buckets[(x >> c.q_bits) as usize & self.mask];
+        let mut empty = None;
+        let mut victim = (0, (u8::MAX, u8::MAX));
+        for (i, w) in bucket.words.iter().enumerate() {
+            let word = w.load(Ordering::Relaxed);
+            let e = c.unpack(word, new.key);
+            if e.work == 0 {
+                empty = empty.or(Some(i));
+            } else if c.quotient(word) == q {
+                if let Some(e) = Table::merged(e, new) {
+                    w.store(c.pack(q, &e), Ordering::Relaxed);
+                }
+                return false;
+            } else if (e.depth, e.work) < victim.1 {
+                victim = (i, (e.depth, e.work));
+            }
         }
+        let slot = empty.unwrap_or(victim.0);
+        bucket.words[slot].store(c.pack(q, &new), Ordering::Relaxed);
+        empty.is_none()
     }
 }
 
@@ -430,44 +694,46 @@ mod tests {
 
     #[test]
     fn store_probe_and_tighten() {
-        let t = Table::new(1).unwrap();
-        let st = &mut Stats::default();
-        let b = Board::start(6, 4);
-        assert!(t.probe(&b, st).is_none());
-        t.store(&b, EXACT, 2, 48, 3, 100, st);
-        t.store(&b, EXACT, -48, 10, NO_MOVE, 10, st);
-        let e = t.probe(&b, st).unwrap();
-        assert_eq!((e.lo, e.hi, e.mv, e.depth), (2, 10, 3, EXACT));
-        // A shallower result does not overwrite an exact one.
-        t.store(&b, 3, 0, 0, 1, 1000, st);
-        let e = t.probe(&b, st).unwrap();
-        assert_eq!((e.lo, e.hi, e.depth), (2, 10, EXACT));
+        for t in layouts(1, 6, 48) {
+            let st = &mut Stats::default();
+            let b = Board::start(6, 4);
+            assert!(t.probe(&b, st).is_none());
+            t.store(&b, EXACT, 2, 48, 3, 100, st);
+            t.store(&b, EXACT, -48, 10, NO_MOVE, 10, st);
+            let e = t.probe(&b, st).unwrap();
+            assert_eq!((e.lo, e.hi, e.mv, e.depth), (2, 10, 3, EXACT));
+            // A shallower result does not overwrite an exact one.
+            t.store(&b, 3, 0, 0, 1, 1000, st);
+            let e = t.probe(&b, st).unwrap();
+            assert_eq!((e.lo, e.hi, e.depth), (2, 10, EXACT));
+        }
     }
 
     #[test]
     fn threads_sharing_a_table_never_see_torn_entries() {
         // Writers store entries whose bounds are a function of the key; readers check it.
-        let t = Table::new(1).unwrap();
         let boards: Vec<Board> = (0..64u8)
             .map(|i| Board::from_cells(2, &[i, 1, 2, 3]))
             .collect();
-        std::thread::scope(|s| {
-            for w in 0..2 {
-                let (t, boards) = (&t, &boards);
-                s.spawn(move || {
-                    let st = &mut Stats::default();
-                    for round in 0..20_000usize {
-                        let b = &boards[(round * 7 + w) % boards.len()];
-                        let v = b.cells()[0] as i32;
-                        t.store(b, EXACT, v, v + 1, 0, round as u64, st);
-                        if let Some(e) = t.probe(&boards[round % boards.len()], st) {
-                            let want = boards[round % boards.len()].cells()[0] as i16;
-                            assert_eq!((e.lo, e.hi), (want, want + 1));
+        for t in layouts(1, 2, 69) {
+            std::thread::scope(|s| {
+                for w in 0..2 {
+                    let (t, boards) = (&t, &boards);
+                    s.spawn(move || {
+                        let st = &mut Stats::default();
+                        for round in 0..20_000usize {
+                            let b = &boards[(round * 7 + w) % boards.len()];
+                            let v = b.cells()[0] as i32;
+                            t.store(b, EXACT, v, v + 1, 0, round as u64, st);
+                            if let Some(e) = t.probe(&boards[round % boards.len()], st) {
+                                let want = boards[round % boards.len()].cells()[0] as i16;
+                                assert_eq!((e.lo, e.hi), (want, want + 1));
+                            }
                         }
-                    }
-                });
-            }
-        });
+                    });
+                }
+            });
+        }
     }
 
     #[test]
@@ -483,5 +749,111 @@ mod tests {
         assert!(t.probe(&boards[0], st).is_some());
         assert!(t.probe(&boards[3], st).is_some());
         assert!(t.probe(&boards[1], st).is_none());
+    }
+
+    #[test]
+    fn valuable_entries_survive_in_compact_buckets() {
+        let t = Table::for_boards(1, 6, 48).unwrap();
+        let Layout::Compact(c) = &t.layout else {
+            panic!("Kalah(6,4) fits the compact layout");
+        };
+        // Ten boards of one bucket: the first costly, the others cheap.
+        let bucket = |b: &Board| (c.mixed(b).unwrap() >> c.q_bits) as usize & t.mask;
+        let mut by_bucket: std::collections::HashMap<usize, Vec<Board>> = Default::default();
+        for a in 0..=40u8 {
+            for b in 0..=40 - a {
+                for x in 0..=40 - a - b {
+                    for y in 0..=40 - a - b - x {
+                        let board = Board::from_cells(6, &[a, b, x, y, 0, 1, 2, 0, 0, 0, 0, 3]);
+                        by_bucket.entry(bucket(&board)).or_default().push(board);
+                    }
+                }
+            }
+        }
+        let boards: Vec<Board> = by_bucket
+            .into_values()
+            .find(|v| v.len() >= 10)
+            .expect("136,000 boards in 16,384 buckets fill some bucket ten times")
+            .into_iter()
+            .take(10)
+            .collect();
+        assert_eq!(boards.len(), 10);
+        let st = &mut Stats::default();
+        t.store(&boards[0], EXACT, 0, 0, 0, 1 << 20, st);
+        for b in &boards[1..] {
+            t.store(b, EXACT, 1, 1, 0, 5, st);
+        }
+        assert_eq!(st.evictions, 2);
+        assert!(t.probe(&boards[0], st).is_some());
+        assert!(t.probe(&boards[9], st).is_some());
+        assert_eq!(
+            boards.iter().filter(|b| t.probe(b, st).is_some()).count(),
+            8
+        );
+    }
+
+    /// Both table layouts for boards of at most `seeds` seeds in `2 * pits` pits.
+    fn layouts(mb: usize, pits: usize, seeds: u32) -> Vec<Table> {
+        let compact = Table::for_boards(mb, pits, seeds).unwrap();
+        assert!(matches!(compact.layout, Layout::Compact(_)));
+        vec![Table::new(mb).unwrap(), compact]
+    }
+
+    #[test]
+    fn compact_entries_round_trip() {
+        for t in layouts(1, 6, 48) {
+            let st = &mut Stats::default();
+            let b = Board::start(6, 4);
+            t.store(&b, 6, -48, 48, NO_MOVE, 0, st);
+            let e = t.probe(&b, st).unwrap();
+            assert_eq!((e.lo, e.hi, e.depth, e.mv), (-48, 48, 6, NO_MOVE));
+            t.store(&b, EXACT, -7, 9, 5, u64::MAX, st);
+            let e = t.probe(&b, st).unwrap();
+            assert_eq!((e.lo, e.hi, e.depth, e.mv), (-7, 9, EXACT, 5));
+        }
+    }
+
+    #[test]
+    fn compact_keys_tell_every_board_apart() {
+        // All boards of Kalah(2, n) with at most 12 seeds, in a table of 16 buckets: the
+        // bucket and the stored quotient must differ for any two boards.
+        let t = Table::for_boards(1, 2, 12).unwrap();
+        let Layout::Compact(c) = &t.layout else {
+            panic!("Kalah(2,3) fits the compact layout");
+        };
+        let mut seen = std::collections::HashSet::new();
+        for a in 0..=12u8 {
+            for b in 0..=12 - a {
+                for x in 0..=12 - a - b {
+                    for y in 0..=12 - a - b - x {
+                        let m = c.mixed(&Board::from_cells(2, &[a, b, x, y])).unwrap();
+                        assert!(m <= c.key_mask);
+                        assert!(seen.insert(m), "two boards share a key");
+                    }
+                }
+            }
+        }
+        assert_eq!(seen.len(), 1820); // C(12 + 4, 4)
+        assert!(c.mixed(&Board::from_cells(2, &[13, 0, 0, 0])).is_none());
+    }
+
+    #[test]
+    fn boards_beyond_a_compact_table_are_never_stored() {
+        let t = Table::for_boards(1, 6, 24).unwrap();
+        let st = &mut Stats::default();
+        let b = Board::start(6, 4);
+        t.store(&b, EXACT, 8, 8, 2, 1000, st);
+        assert!(t.probe(&b, st).is_none());
+    }
+
+    #[test]
+    fn tables_too_wide_for_a_word_stay_wide() {
+        // 127 seeds in 16 cells: the key alone needs more than 64 bits.
+        let t = Table::for_boards(1, 8, 127).unwrap();
+        assert!(matches!(t.layout, Layout::Wide));
+        let st = &mut Stats::default();
+        let b = Board::start(8, 15);
+        t.store(&b, EXACT, 1, 2, 0, 10, st);
+        assert_eq!(t.probe(&b, st).map(|e| (e.lo, e.hi)), Some((1, 2)));
     }
 }

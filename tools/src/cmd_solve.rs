@@ -312,7 +312,7 @@ pub fn transposition_table(
         return Ok(None);
     }
     let tt_mb = solver::tt::sized_for(rules.pits(), seeds, max_mb);
-    Table::new(tt_mb)
+    Table::for_boards(tt_mb, rules.pits(), seeds)
         .map(Some)
         .map_err(|e| CliError::Solve(SolveError::Table(tt_mb, e.to_string()).to_string()))
 }
