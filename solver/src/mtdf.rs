@@ -231,9 +231,42 @@ impl<'a> Solver<'a> {
             return 0;
         }
         self.nodes += 1;
-        let mut tt_move = NO_MOVE;
-        if let Some(e) = self.table.probe(board, &mut self.stats) {
-            tt_move = e.mv;
+        // The table's bucket is fetched while the moves are sown and ordered: on this
+        // machine a read from memory costs 150 to 300 ns, as long as sowing all the moves.
+        let key = self.table.key(board);
+        self.table.prefetch(&key);
+        let pits = self.game.pits();
+        let mut moves = [(0u8, 0i32, Step::NONE); 8];
+        let mut n = 0;
+        let mut mask = self.game.legal_mask(board);
+        while mask != 0 {
+            let pit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let step = self.game.play(board, pit);
+            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+            let order = match step.next {
+                Next::Over => 1 << 29,
+                _ if child_seeds <= self.endgame_max => (1 << 30) + pit as i32,
+                Next::Same => (1 << 28) + pit as i32,
+                // Store gain, then the seeds left in the opponent's row (the child
+                // is in the opponent's view: its own row), then the pit; each key in
+                // its own bits (pits < 32), all below the classes above.
+                Next::Other => {
+                    let gain = step.own_gain.min(255) as i32;
+                    let left = step.board.own_seeds(pits).min(255) as i32;
+                    (gain << 16) + ((255 - left) << 5) + pit as i32
+                }
+            };
+            // Insertion by order, best first.
+            let mut j = n;
+            while j > 0 && moves[j - 1].1 < order {
+                moves[j] = moves[j - 1];
+                j -= 1;
+            }
+            moves[j] = (pit as u8, order, step);
+            n += 1;
+        }
+        if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
             if e.depth >= depth {
                 if e.lo as i32 >= beta {
                     return e.lo as i32;
@@ -242,72 +275,35 @@ impl<'a> Solver<'a> {
                     return e.hi as i32;
                 }
             }
+            // The table's move first: it often cuts.
+            if let Some(i) = moves[..n].iter().position(|m| m.0 == e.mv) {
+                moves[..=i].rotate_right(1);
+            }
         }
         let nodes_before = self.nodes;
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
         let mut best = i32::MIN;
         let mut best_move = NO_MOVE;
-
-        // The table's move first, before the other moves are even sown: it often cuts.
-        let mut mask = self.game.legal_mask(board);
-        if tt_move != NO_MOVE && mask & (1 << tt_move) != 0 {
-            mask &= !(1 << tt_move);
-            let step = self.game.play(board, tt_move as usize);
-            best = self.through(&step, seeds, beta, child_depth);
-            best_move = tt_move;
-        }
-        if best < beta && !self.stopped() {
-            let pits = self.game.pits();
-            let mut moves = [(0u8, 0i32, Step::NONE); 8];
-            let mut n = 0;
-            while mask != 0 {
-                let pit = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                let step = self.game.play(board, pit);
-                let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
-                let order = match step.next {
-                    Next::Over => 1 << 29,
-                    _ if child_seeds <= self.endgame_max => (1 << 30) + pit as i32,
-                    Next::Same => (1 << 28) + pit as i32,
-                    // Store gain, then the seeds left in the opponent's row (the child
-                    // is in the opponent's view: its own row), then the pit; each key in
-                    // its own bits (pits < 32), all below the classes above.
-                    Next::Other => {
-                        let gain = step.own_gain.min(255) as i32;
-                        let left = step.board.own_seeds(pits).min(255) as i32;
-                        (gain << 16) + ((255 - left) << 5) + pit as i32
-                    }
-                };
-                // Insertion by order, best first.
-                let mut j = n;
-                while j > 0 && moves[j - 1].1 < order {
-                    moves[j] = moves[j - 1];
-                    j -= 1;
-                }
-                moves[j] = (pit as u8, order, step);
-                n += 1;
-            }
-            for (i, &(pit, _, step)) in moves[..n].iter().enumerate() {
-                // Young brothers wait: once one move has been searched (and failed to
-                // cut), the others are worth searching at the same time.
-                if seeds >= self.split_seeds && best != i32::MIN && n - i >= 2 {
-                    let (v, pit) = self.split(&moves[i..n], seeds, beta, child_depth);
-                    if v > best {
-                        best = v;
-                        best_move = pit;
-                    }
-                    break;
-                }
-                let v = self.through(&step, seeds, beta, child_depth);
-                if self.stopped() {
-                    return 0;
-                }
+        for (i, &(pit, _, step)) in moves[..n].iter().enumerate() {
+            // Young brothers wait: once one move has been searched (and failed to
+            // cut), the others are worth searching at the same time.
+            if seeds >= self.split_seeds && best != i32::MIN && n - i >= 2 {
+                let (v, pit) = self.split(&moves[i..n], seeds, beta, child_depth);
                 if v > best {
                     best = v;
                     best_move = pit;
-                    if v >= beta {
-                        break;
-                    }
+                }
+                break;
+            }
+            let v = self.through(&step, seeds, beta, child_depth);
+            if self.stopped() {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_move = pit;
+                if v >= beta {
+                    break;
                 }
             }
         }
@@ -321,7 +317,7 @@ impl<'a> Solver<'a> {
             (-seeds, best)
         };
         self.table
-            .store(board, depth, lo, hi, best_move, work, &mut self.stats);
+            .store_key(&key, depth, lo, hi, best_move, work, &mut self.stats);
         best
     }
 

@@ -109,6 +109,18 @@ impl std::ops::AddAssign for Stats {
     }
 }
 
+/// Where a board's entry lives in a table ([`Table::key`]): computed once per node, used
+/// by its probe and its store.
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    /// The whole board, as [`Board::key`] packs it.
+    board: u128,
+    /// Its bucket, or `usize::MAX` for a board the table does not hold.
+    bucket: usize,
+    /// The compact layout's stored bits of the mixed key (0 in the wide layout).
+    quotient: u64,
+}
+
 /// One cache line of eight words, read and written in one of two layouts ([`Layout`]).
 #[repr(C, align(64))]
 struct Bucket {
@@ -367,6 +379,20 @@ impl Compact {
         Some(x)
     }
 
+    /// `work > 0`: the word holds an entry.
+    #[inline]
+    fn occupied(&self, word: u64) -> bool {
+        word >> (self.q_bits + 2 * self.v_bits + 9) != 0
+    }
+
+    /// What the replacement policy keeps: `(depth, work)`, compared as numbers (the
+    /// stored depth of [`EXACT`] is the largest, as [`EXACT`] is).
+    #[inline]
+    fn worth(&self, word: u64) -> (u8, u8) {
+        let at = self.q_bits + 2 * self.v_bits;
+        (((word >> at) & 31) as u8, (word >> (at + 9)) as u8)
+    }
+
     #[inline]
     fn quotient(&self, word: u64) -> u64 {
         word & !(u64::MAX << self.q_bits)
@@ -510,47 +536,74 @@ impl Table {
         self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
+    /// Where `board`'s entry lives (see [`Key`]).
     #[inline]
-    fn bucket(&self, key: u128) -> &Bucket {
-        &self.buckets[hash(key) as usize & self.mask]
+    pub fn key(&self, board: &Board) -> Key {
+        let packed = board.key();
+        match &self.layout {
+            Layout::Wide => Key {
+                board: packed,
+                bucket: hash(packed) as usize & self.mask,
+                quotient: 0,
+            },
+            Layout::Compact(c) => match c.mixed(board) {
+                Some(x) => Key {
+                    board: packed,
+                    bucket: (x >> c.q_bits) as usize & self.mask,
+                    quotient: c.quotient(x),
+                },
+                None => Key {
+                    board: packed,
+                    bucket: usize::MAX,
+                    quotient: 0,
+                },
+            },
+        }
+    }
+
+    /// Ask the processor to start fetching `key`'s bucket: a search that has other work
+    /// before it probes the table overlaps that work with the wait for memory.
+    #[inline]
+    pub fn prefetch(&self, key: &Key) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(bucket) = self.buckets.get(key.bucket) {
+            // SAFETY: a prefetch is only a hint; it reads nothing into the program and never
+            // faults, and the address is that of a live bucket anyway.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    (bucket as *const Bucket).cast::<i8>(),
+                );
+            }
+        }
     }
 
     /// The entry for `board`, if the table holds one.
     #[inline]
     pub fn probe(&self, board: &Board, stats: &mut Stats) -> Option<Entry> {
+        self.probe_key(&self.key(board), stats)
+    }
+
+    /// The entry at `key` (of this table), if the table holds one.
+    #[inline]
+    pub fn probe_key(&self, key: &Key, stats: &mut Stats) -> Option<Entry> {
         stats.probes += 1;
+        let bucket = self.buckets.get(key.bucket)?;
+        let k = split(key.board);
         let hit = match &self.layout {
-            Layout::Wide => self.probe_wide(board),
-            Layout::Compact(c) => self.probe_compact(c, board),
+            Layout::Wide => bucket
+                .read()
+                .iter()
+                .map(Entry::unpack)
+                .find(|e| e.occupied() && e.key == k),
+            Layout::Compact(c) => bucket.words.iter().find_map(|w| {
+                let w = w.load(Ordering::Relaxed);
+                (c.occupied(w) && c.quotient(w) == key.quotient).then(|| c.unpack(w, k))
+            }),
         };
         if hit.is_some() {
             stats.hits += 1;
         }
         hit
-    }
-
-    #[inline]
-    fn probe_wide(&self, board: &Board) -> Option<Entry> {
-        let key = board.key();
-        let k = split(key);
-        self.bucket(key)
-            .read()
-            .iter()
-            .map(Entry::unpack)
-            .find(|e| e.occupied() && e.key == k)
-    }
-
-    #[inline]
-    fn probe_compact(&self, c: &Compact, board: &Board) -> Option<Entry> {
-        let x = c.mixed(board)?;
-        let q = c.quotient(x);
-        let bucket = &self.buckets[(x >> c.q_bits) as usize & self.mask];
-        bucket.words.iter().find_map(|w| {
-            let w = w.load(Ordering::Relaxed);
-            // Occupied (`work` > 0) and this board's quotient.
-            (w >> (c.q_bits + 2 * c.v_bits + 9) != 0 && c.quotient(w) == q)
-                .then(|| c.unpack(w, split(board.key())))
-        })
     }
 
     /// Record that the value of `board` at `depth` lies in `lo..=hi`, with best move `mv`,
@@ -567,8 +620,27 @@ impl Table {
         nodes: u64,
         stats: &mut Stats,
     ) {
+        self.store_key(&self.key(board), depth, lo, hi, mv, nodes, stats);
+    }
+
+    /// [`Table::store`] at `key` (of this table).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn store_key(
+        &self,
+        key: &Key,
+        depth: u8,
+        lo: i32,
+        hi: i32,
+        mv: u8,
+        nodes: u64,
+        stats: &mut Stats,
+    ) {
+        let Some(bucket) = self.buckets.get(key.bucket) else {
+            return;
+        };
         let new = Entry {
-            key: split(board.key()),
+            key: split(key.board),
             lo: lo as i16,
             hi: hi as i16,
             depth,
@@ -577,8 +649,8 @@ impl Table {
         };
         stats.stores += 1;
         let evicted = match &self.layout {
-            Layout::Wide => self.store_wide(board, new),
-            Layout::Compact(c) => self.store_compact(c, board, new),
+            Layout::Wide => Table::store_wide(bucket, new),
+            Layout::Compact(c) => Table::store_compact(c, bucket, key.quotient, new),
         };
         if evicted {
             stats.evictions += 1;
@@ -609,9 +681,8 @@ impl Table {
 
     /// Stores `new` in the wide layout; true when it evicted another board's entry.
     #[inline]
-    fn store_wide(&self, board: &Board, new: Entry) -> bool {
-        let key = board.key();
-        self.bucket(key).update(|bucket| {
+    fn store_wide(bucket: &Bucket, new: Entry) -> bool {
+        bucket.update(|bucket| {
             for slot in bucket.iter_mut() {
                 let e = Entry::unpack(slot);
                 if e.occupied() && e.key == new.key {
@@ -642,26 +713,20 @@ impl Table {
     /// entry always finds room and deep, costly ones survive. True when it evicted another
     /// board's entry.
     #[inline]
-    fn store_compact(&self, c: &Compact, board: &Board, new: Entry) -> bool {
-        let Some(x) = c.mixed(board) else {
-            return false;
-        };
-        let q = c.quotient(x);
-        let bucket = &self.buckets[(x >> c.q_bits) as usize & self.mask];
+    fn store_compact(c: &Compact, bucket: &Bucket, q: u64, new: Entry) -> bool {
         let mut empty = None;
         let mut victim = (0, (u8::MAX, u8::MAX));
         for (i, w) in bucket.words.iter().enumerate() {
             let word = w.load(Ordering::Relaxed);
-            let e = c.unpack(word, new.key);
-            if e.work == 0 {
+            if !c.occupied(word) {
                 empty = empty.or(Some(i));
             } else if c.quotient(word) == q {
-                if let Some(e) = Table::merged(e, new) {
+                if let Some(e) = Table::merged(c.unpack(word, new.key), new) {
                     w.store(c.pack(q, &e), Ordering::Relaxed);
                 }
                 return false;
-            } else if (e.depth, e.work) < victim.1 {
-                victim = (i, (e.depth, e.work));
+            } else if c.worth(word) < victim.1 {
+                victim = (i, c.worth(word));
             }
         }
         let slot = empty.unwrap_or(victim.0);
