@@ -565,15 +565,8 @@ impl Table {
     /// before it probes the table overlaps that work with the wait for memory.
     #[inline]
     pub fn prefetch(&self, key: &Key) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(bucket) = self.buckets.get(key.bucket) {
-            // SAFETY: a prefetch is only a hint; it reads nothing into the program and never
-            // faults, and the address is that of a live bucket anyway.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    (bucket as *const Bucket).cast::<i8>(),
-                );
-            }
+            crate::memory::prefetch(bucket);
         }
     }
 
