@@ -49,7 +49,16 @@ pub struct Sower {
     lap: u8,
     capture: Capture,
     relay: bool,
+    /// Counter-clockwise single sowing: a sowing that ends by the opponent's last pit adds
+    /// a fixed vector to the packed board (see [`Sower::sow_short`]).
+    short: bool,
+    /// `delta[pit * SHORT + hand]`, for `hand <= 2m - pit`: what sowing `hand` seeds from
+    /// `pit` adds to the packed board (wrapping), the emptied pit included.
+    delta: [u128; 8 * SHORT],
 }
+
+/// Columns of [`Sower::delta`]: hands of up to 16 seeds.
+const SHORT: usize = 17;
 
 impl Sower {
     pub fn new(rules: &Rules) -> Sower {
@@ -84,6 +93,8 @@ impl Sower {
             lap: cycle.len() as u8,
             capture: rules.capture,
             relay: rules.sowing == Sowing::Relay,
+            short: rules.direction == Direction::Ccw && rules.sowing == Sowing::Single,
+            delta: Sower::deltas(m),
         }
     }
 
@@ -100,6 +111,80 @@ impl Sower {
     #[inline]
     pub fn sow(&self, board: &Board, pit: usize) -> Sown {
         debug_assert!(pit < self.pits && board.cells()[pit] > 0);
+        let hand = usize::from(board.cells()[pit]);
+        if self.short && hand <= 2 * self.pits - pit {
+            return self.sow_short(board, pit, hand);
+        }
+        self.sow_cycle(board, pit)
+    }
+
+    /// [`Sower::delta`] for `m` pits a side.
+    fn deltas(m: usize) -> [u128; 8 * SHORT] {
+        let mut delta = [0u128; 8 * SHORT];
+        for pit in 0..m {
+            for hand in 1..=2 * m - pit {
+                // The hand leaves the pit; then one seed a slot along A(pit+2)..Am, the
+                // store (not a cell), B1..Bm.
+                let mut d = 0u128.wrapping_sub((hand as u128) << (8 * pit));
+                for slot in pit + 1..=pit + hand {
+                    if slot < m {
+                        d = d.wrapping_add(1 << (8 * slot));
+                    } else if slot > m {
+                        d = d.wrapping_add(1 << (8 * (slot - 1)));
+                    }
+                }
+                delta[pit * SHORT + hand] = d;
+            }
+        }
+        delta
+    }
+
+    /// [`Sower::sow`] of a counter-clockwise single sowing of `hand` seeds that ends by the
+    /// opponent's last pit (`hand <= 2m - pit`), most sowings of a game: the seeds fill the
+    /// mover's pits after `pit`, then the store, then the opponent's first pits, one each,
+    /// so the packed board (one byte a pit, mover's row first) changes by a vector that
+    /// depends on `pit` and `hand` alone. Kalah(2,·), pit 0 (A1) holding 3 seeds sows A2,
+    /// the store and B1: the board `[3, 1, 0, 2]`, key `0x02_00_01_03`, plus the delta
+    /// `0x01_01_00 - 0x03` is `[0, 2, 1, 2]`, key `0x02_01_02_00`. No byte overflows or
+    /// borrows: the pit's byte is exactly the hand, and a position holds at most 255 seeds.
+    #[inline]
+    fn sow_short(&self, board: &Board, pit: usize, hand: usize) -> Sown {
+        let m = self.pits;
+        let mut after = Board::from_key(board.key().wrapping_add(self.delta[pit * SHORT + hand]));
+        // Seeds past the mover's last pit: the first in the store, the rest in B1...
+        let past = hand.saturating_sub(m - 1 - pit);
+        let mut own_gain = u8::from(past > 0);
+        let mut captured = 0;
+        if past == 0 {
+            // The last seed fell in the mover's pit `pos`: a capture if it was empty.
+            let pos = pit + hand;
+            let opposite = 2 * m - 1 - pos;
+            let c = after.cells_mut();
+            let take = c[pos] == 1
+                && match self.capture {
+                    Capture::Standard => c[opposite] > 0,
+                    Capture::Empty => true,
+                    Capture::None => false,
+                };
+            if take {
+                captured = c[opposite] + 1;
+                c[pos] = 0;
+                c[opposite] = 0;
+                own_gain += captured;
+            }
+        }
+        Sown {
+            board: after,
+            own_gain,
+            opp_gain: 0,
+            captured,
+            in_store: past == 1,
+        }
+    }
+
+    /// [`Sower::sow`] by walking the cycle of slots, laps and relays included.
+    #[inline]
+    fn sow_cycle(&self, board: &Board, pit: usize) -> Sown {
         let mut s = [0u8; SLOTS];
         s[..CELLS].copy_from_slice(board.cells());
         let mut hand = s[pit];
@@ -328,5 +413,54 @@ mod tests {
         })
         .sow(&b, 0);
         assert_eq!(s.captured, 4);
+    }
+
+    #[test]
+    fn short_sowings_equal_the_walk_of_the_cycle() {
+        // Every board of up to 6 seeds a pit for m = 1, 2 and 3, and a sweep of larger
+        // boards for m = 6, under each capture rule: the runs of ones give what walking
+        // the cycle gives, whenever they apply.
+        for capture in [Capture::Standard, Capture::Empty, Capture::None] {
+            for m in [1usize, 2, 3, 6] {
+                let mut b = RulesBuilder::new(m, 4);
+                b.capture = Some(capture);
+                let sw = Sower::new(&b.build().unwrap());
+                assert!(sw.short);
+                let cells = 2 * m;
+                let (base, count): (u64, u64) = if m <= 3 {
+                    (7, 7u64.pow(cells as u32))
+                } else {
+                    (13, 200_000)
+                };
+                let mut checked = 0;
+                for i in 0..count {
+                    // Mixed radix for small m; a scramble of the index for m = 6.
+                    let mut x = if m <= 3 {
+                        i
+                    } else {
+                        i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    };
+                    let mut c = [0u8; 16];
+                    for cell in c.iter_mut().take(cells) {
+                        *cell = (x % base) as u8;
+                        x /= base;
+                    }
+                    let board = Board::from_cells(m, &c[..cells]);
+                    for pit in 0..m {
+                        let hand = usize::from(c[pit]);
+                        if hand == 0 || hand > 2 * m - pit {
+                            continue;
+                        }
+                        assert_eq!(
+                            sw.sow_short(&board, pit, hand),
+                            sw.sow_cycle(&board, pit),
+                            "m = {m}, {capture:?}, {c:?}, pit {pit}"
+                        );
+                        checked += 1;
+                    }
+                }
+                assert!(checked >= 14, "m = {m}: only {checked} sowings checked");
+            }
+        }
     }
 }
