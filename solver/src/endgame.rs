@@ -107,6 +107,15 @@ impl Endgame {
     pub fn get(&self, board: &Board, seeds: u32) -> i32 {
         i32::from(self.levels[seeds as usize][self.rank.rank(board.cells()) as usize])
     }
+
+    /// Start loading the value of `board` (as [`Endgame::get`] takes it) into the cache.
+    #[inline]
+    pub fn prefetch(&self, board: &Board, seeds: u32) {
+        let level = &self.levels[seeds as usize];
+        if let Some(v) = level.get(self.rank.rank(board.cells()) as usize) {
+            crate::memory::prefetch(v);
+        }
+    }
 }
 
 impl Probe for Endgame {

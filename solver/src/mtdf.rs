@@ -246,7 +246,13 @@ impl<'a> Solver<'a> {
             let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
             let order = match step.next {
                 Next::Over => 1 << 29,
-                _ if child_seeds <= self.endgame_max => (1 << 30) + pit as i32,
+                _ if child_seeds <= self.endgame_max => {
+                    // Read first, after the table's move: its value is on its way now.
+                    if let Some(t) = self.endgame {
+                        t.prefetch(&step.board, child_seeds as u32);
+                    }
+                    (1 << 30) + pit as i32
+                }
                 Next::Same => (1 << 28) + pit as i32,
                 // Store gain, then the seeds left in the opponent's row (the child
                 // is in the opponent's view: its own row), then the pit; each key in
