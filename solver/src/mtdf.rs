@@ -236,7 +236,10 @@ impl<'a> Solver<'a> {
         let key = self.table.key(board);
         self.table.prefetch(&key);
         let pits = self.game.pits();
-        let mut moves = [(0u8, 0i32, Step::NONE); 8];
+        // Each move's step by pit, and the search order as sorted keys: the order in the
+        // high bits, `255 - pit` in the low byte (ties go to the lower pit).
+        let mut steps = [Step::NONE; 8];
+        let mut sorted = [0u64; 8];
         let mut n = 0;
         let mut mask = self.game.legal_mask(board);
         while mask != 0 {
@@ -264,12 +267,14 @@ impl<'a> Solver<'a> {
                 }
             };
             // Insertion by order, best first.
+            steps[pit] = step;
+            let k = (order as u64) << 8 | (255 - pit as u64);
             let mut j = n;
-            while j > 0 && moves[j - 1].1 < order {
-                moves[j] = moves[j - 1];
+            while j > 0 && sorted[j - 1] < k {
+                sorted[j] = sorted[j - 1];
                 j -= 1;
             }
-            moves[j] = (pit as u8, order, step);
+            sorted[j] = k;
             n += 1;
         }
         if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
@@ -282,19 +287,29 @@ impl<'a> Solver<'a> {
                 }
             }
             // The table's move first: it often cuts.
-            if let Some(i) = moves[..n].iter().position(|m| m.0 == e.mv) {
-                moves[..=i].rotate_right(1);
+            if let Some(i) = sorted[..n]
+                .iter()
+                .position(|&k| 255 - (k & 0xff) == u64::from(e.mv))
+            {
+                sorted[..=i].rotate_right(1);
             }
         }
         let nodes_before = self.nodes;
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
         let mut best = i32::MIN;
         let mut best_move = NO_MOVE;
-        for (i, &(pit, _, step)) in moves[..n].iter().enumerate() {
+        for (i, &k) in sorted[..n].iter().enumerate() {
+            let pit = 255 - (k & 0xff) as u8;
+            let step = steps[usize::from(pit)];
             // Young brothers wait: once one move has been searched (and failed to
             // cut), the others are worth searching at the same time.
             if seeds >= self.split_seeds && best != i32::MIN && n - i >= 2 {
-                let (v, pit) = self.split(&moves[i..n], seeds, beta, child_depth);
+                let mut rest = [(0u8, Step::NONE); 8];
+                for (r, &k) in rest.iter_mut().zip(&sorted[i..n]) {
+                    let pit = 255 - (k & 0xff) as u8;
+                    *r = (pit, steps[usize::from(pit)]);
+                }
+                let (v, pit) = self.split(&rest[..n - i], seeds, beta, child_depth);
                 if v > best {
                     best = v;
                     best_move = pit;
@@ -333,7 +348,7 @@ impl<'a> Solver<'a> {
     /// stopped and their unfinished results dropped (the cut needs none of them); when
     /// none does, every one finished, unless a split point above was stopped too, which
     /// the caller sees in [`Solver::stopped`].
-    fn split(&mut self, moves: &[(u8, i32, Step)], seeds: i32, beta: i32, depth: u8) -> (i32, u8) {
+    fn split(&mut self, moves: &[(u8, Step)], seeds: i32, beta: i32, depth: u8) -> (i32, u8) {
         let abort = Abort {
             flag: AtomicBool::new(false),
             parent: self.stop,
@@ -364,9 +379,7 @@ impl<'a> Solver<'a> {
                         endgame_reads: 0,
                     };
                     let mut best = (i32::MIN, NO_MOVE);
-                    while let Some(&(pit, _, step)) =
-                        moves.get(next.fetch_add(1, Ordering::Relaxed))
-                    {
+                    while let Some(&(pit, step)) = moves.get(next.fetch_add(1, Ordering::Relaxed)) {
                         if abort.is_set() {
                             break;
                         }
