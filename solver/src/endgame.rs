@@ -66,19 +66,19 @@ impl Endgame {
     }
 
     /// The level the search of a board with `seeds` seeds in `pits` a side gets by default:
-    /// `seeds / 2 - 5`, but no larger than a table of `limit` boards.
+    /// `seeds / 2 - 6`, but no larger than a table of `limit` boards.
     ///
     /// Why about half the seeds: each level more costs about half again as much to build
-    /// and saves about a third of the search. Kalah(6,4) from the start (48 seeds) with
-    /// the two-thread search (results/bench.md, "The endgame table's size"): K = 18, 19
-    /// and 20 took 32.0, 27.6 and 28.5 s in all under standard capture and 17.0, 17.9 and
-    /// 20.6 s under empty capture. Kalah(6,5), empty capture (60 seeds): K = 25, the rule's
-    /// value, 478 s. On a 37-seed middle game (bench position 6x4-standard-b, one thread)
-    /// K = 12, 13 and 14 took 0.73, 1.25 and 0.93 s (such short runs swing with fresh
-    /// memory), no table 2.76 s; the rule gives 13. `None` when not even level 1 fits or
-    /// the rule gives less.
+    /// and saves about a quarter of the search. Kalah(6,4) from the start (48 seeds), two
+    /// threads, `kalah solve --pits 6 --seeds 4 [--capture empty] --endgame K --quiet
+    /// --json`, three runs each, alternating (results/bench.md, "The endgame table's
+    /// size"): K = 18 and 19 took 10.1 to 12.7 and 11.2 to 11.8 s in all under standard
+    /// capture, K = 17, 18 and 19 took 6.2 to 7.4, 6.5 to 8.5 and 7.4 to 10.5 s under empty
+    /// capture. Before the search got faster per node the best level was one higher
+    /// (`seeds / 2 - 5`). Kalah(6,5) (60 seeds): K = 24. `None` when not even level 1 fits
+    /// or the rule gives less.
     pub fn level_for(pits: usize, seeds: u32, limit: u64) -> Option<u32> {
-        let want = (seeds / 2).saturating_sub(5);
+        let want = (seeds / 2).saturating_sub(6);
         (1..=want)
             .take_while(|&k| Endgame::boards(pits, k).is_some_and(|b| b <= limit))
             .last()
@@ -173,15 +173,16 @@ mod tests {
 
     #[test]
     fn level_for_takes_half_the_seeds_within_the_limit() {
-        assert_eq!(Endgame::level_for(6, 48, DEFAULT_BOARDS), Some(19));
-        assert_eq!(Endgame::level_for(6, 37, DEFAULT_BOARDS), Some(13));
+        assert_eq!(Endgame::level_for(6, 48, DEFAULT_BOARDS), Some(18));
+        assert_eq!(Endgame::level_for(6, 37, DEFAULT_BOARDS), Some(12));
         // 6 pits: levels 0..=25 hold 1,852,482,996 boards, 0..=26 hold 2,707,475,148.
-        assert_eq!(Endgame::level_for(6, 60, DEFAULT_BOARDS), Some(25));
+        assert_eq!(Endgame::level_for(6, 60, DEFAULT_BOARDS), Some(24));
         assert_eq!(Endgame::level_for(6, 70, DEFAULT_BOARDS), Some(25));
         assert_eq!(Endgame::level_for(6, 60, 225_792_840), Some(20));
         assert_eq!(Endgame::level_for(6, 60, 225_792_839), Some(19));
-        assert_eq!(Endgame::level_for(4, 16, DEFAULT_BOARDS), Some(3));
-        assert_eq!(Endgame::level_for(6, 12, DEFAULT_BOARDS), Some(1));
+        assert_eq!(Endgame::level_for(4, 16, DEFAULT_BOARDS), Some(2));
+        assert_eq!(Endgame::level_for(6, 14, DEFAULT_BOARDS), Some(1));
+        assert_eq!(Endgame::level_for(6, 12, DEFAULT_BOARDS), None);
         assert_eq!(Endgame::level_for(6, 11, DEFAULT_BOARDS), None);
         assert_eq!(Endgame::level_for(6, 48, 0), None);
         assert_eq!(Endgame::boards(6, 20), Some(225_792_840));

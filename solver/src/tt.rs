@@ -454,6 +454,13 @@ impl Compact {
     }
 }
 
+/// The default table size, in MiB (`--tt-mb`): 2^25 entries in the compact layout, as
+/// many as the wide layout's 1 GiB held, which was the default before it. Kalah(6,4) from
+/// the start, one thread, 18-seed endgame table: 39,968,902 nodes with 256 MiB and with
+/// 1 GiB alike, and a quarter of the memory to fault in (results/bench.md, "Compact
+/// table entries").
+pub const DEFAULT_MB: usize = 256;
+
 /// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
 /// seeds in `2·pits` pits: at most `max_mb`, and no more than twice what every such board
 /// would fill (there are C(seeds + 2m, 2m) of them). A small solve then touches a small

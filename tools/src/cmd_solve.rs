@@ -35,7 +35,7 @@ const CYCLIC_PV_LIMIT: usize = 200;
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
     /// Transposition table size in MiB
-    #[arg(long, value_name = "MB", default_value_t = 1024)]
+    #[arg(long, value_name = "MB", default_value_t = solver::tt::DEFAULT_MB)]
     pub tt_mb: usize,
     /// Search threads, all cores by default: the search splits its larger nodes' moves
     /// between them, all sharing one table (for the pie rule's and each move's search too)

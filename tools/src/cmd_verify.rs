@@ -138,7 +138,7 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub list: bool,
     /// Transposition table size in MiB (a fresh table for each case)
-    #[arg(long, value_name = "MB", default_value_t = 1024)]
+    #[arg(long, value_name = "MB", default_value_t = solver::tt::DEFAULT_MB)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::mtdf::DEFAULT_ID_DEPTH)]
