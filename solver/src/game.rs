@@ -122,18 +122,17 @@ impl Game {
     /// value of the final sweep for that side; `None` if play goes on.
     #[inline]
     pub fn terminal_value(&self, board: &Board) -> Option<i32> {
-        self.sweep(board, true)
+        let m = self.pits();
+        self.sweep([board.own_seeds(m), board.opp_seeds(m)], true)
             .map(|(own, opp)| own as i32 - opp as i32)
     }
 
-    /// The end-of-game rule. `board` is seen from one player, P; `p_due` says whether P
-    /// is the one due to move. Returns what each store gains from the sweep (P's first),
-    /// or `None` when the game goes on.
+    /// The end-of-game rule, on a board whose rows hold `rows` seeds, seen from one
+    /// player, P (P's row first); `p_due` says whether P is the one due to move. Returns
+    /// what each store gains from the sweep (P's first), or `None` when the game goes on.
     #[inline]
-    fn sweep(&self, board: &Board, p_due: bool) -> Option<(u32, u32)> {
-        let m = self.pits();
-        let own = board.own_seeds(m);
-        let opp = board.opp_seeds(m);
+    fn sweep(&self, rows: [u32; 2], p_due: bool) -> Option<(u32, u32)> {
+        let [own, opp] = rows;
         // Is the row of the player due to move empty, or (rule `either`) any row?
         let p_empty = own == 0;
         let over = match self.rules.end {
@@ -171,15 +170,24 @@ impl Game {
     /// Sow the mover's pit `pit` (0-based, must hold seeds) and apply the end rule.
     #[inline]
     pub fn play(&self, board: &Board, pit: usize) -> Step {
+        let m = self.pits();
+        self.play_rows(board, pit, [board.own_seeds(m), board.opp_seeds(m)])
+    }
+
+    /// [`Game::play`] on a board whose rows hold `rows` seeds (the mover's first), for a
+    /// caller that plays several pits of one board.
+    #[inline]
+    pub fn play_rows(&self, board: &Board, pit: usize, rows: [u32; 2]) -> Step {
         let Sown {
             board: after,
             own_gain,
             opp_gain,
             captured,
             in_store,
-        } = self.sower.sow(board, pit);
+            rows,
+        } = self.sower.sow_rows(board, pit, rows);
         let (own_gain, opp_gain) = (own_gain as u32, opp_gain as u32);
-        if let Some((own, opp)) = self.sweep(&after, in_store) {
+        if let Some((own, opp)) = self.sweep(rows, in_store) {
             return Step {
                 board: Board::default(),
                 own_gain: own_gain + own,

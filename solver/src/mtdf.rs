@@ -242,10 +242,11 @@ impl<'a> Solver<'a> {
         let mut sorted = [0u64; 8];
         let mut n = 0;
         let mut mask = self.game.legal_mask(board);
+        let rows = [board.own_seeds(pits), board.opp_seeds(pits)];
         while mask != 0 {
             let pit = mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            let step = self.game.play(board, pit);
+            let step = self.game.play_rows(board, pit, rows);
             let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
             let order = match step.next {
                 Next::Over => 1 << 29,

@@ -37,6 +37,9 @@ pub struct Sown {
     pub captured: u8,
     /// The last seed fell into the mover's store: a free move, unless the game is over.
     pub in_store: bool,
+    /// Seeds in the mover's row and in the opponent's afterwards (what the end rule
+    /// looks at).
+    pub rows: [u32; 2],
 }
 
 /// The sowing cycle of a rule set, precomputed once.
@@ -110,10 +113,22 @@ impl Sower {
     /// store without bound.
     #[inline]
     pub fn sow(&self, board: &Board, pit: usize) -> Sown {
+        let rows = [board.own_seeds(self.pits), board.opp_seeds(self.pits)];
+        self.sow_rows(board, pit, rows)
+    }
+
+    /// [`Sower::sow`] of a board whose rows hold `rows` seeds (the mover's first), for a
+    /// caller that sows several pits of one board.
+    #[inline]
+    pub fn sow_rows(&self, board: &Board, pit: usize, rows: [u32; 2]) -> Sown {
         debug_assert!(pit < self.pits && board.cells()[pit] > 0);
+        debug_assert_eq!(
+            rows,
+            [board.own_seeds(self.pits), board.opp_seeds(self.pits)]
+        );
         let hand = usize::from(board.cells()[pit]);
         if self.short && hand <= 2 * self.pits - pit {
-            return self.sow_short(board, pit, hand);
+            return self.sow_short(board, pit, hand, rows);
         }
         self.sow_cycle(board, pit)
     }
@@ -148,13 +163,18 @@ impl Sower {
     /// `0x01_01_00 - 0x03` is `[0, 2, 1, 2]`, key `0x02_01_02_00`. No byte overflows or
     /// borrows: the pit's byte is exactly the hand, and a position holds at most 255 seeds.
     #[inline]
-    fn sow_short(&self, board: &Board, pit: usize, hand: usize) -> Sown {
+    fn sow_short(&self, board: &Board, pit: usize, hand: usize, rows: [u32; 2]) -> Sown {
         let m = self.pits;
         let mut after = Board::from_key(board.key().wrapping_add(self.delta[pit * SHORT + hand]));
         // Seeds past the mover's last pit: the first in the store, the rest in B1...
         let past = hand.saturating_sub(m - 1 - pit);
         let mut own_gain = u8::from(past > 0);
         let mut captured = 0;
+        // The hand leaves the mover's row; the opponent's gains all past the store.
+        let mut rows = [
+            rows[0] + (hand - past) as u32 - hand as u32,
+            rows[1] + past.saturating_sub(1) as u32,
+        ];
         if past == 0 {
             // The last seed fell in the mover's pit `pos`: a capture if it was empty.
             let pos = pit + hand;
@@ -168,6 +188,8 @@ impl Sower {
                 };
             if take {
                 captured = c[opposite] + 1;
+                rows[0] -= 1;
+                rows[1] -= u32::from(c[opposite]);
                 c[pos] = 0;
                 c[opposite] = 0;
                 own_gain += captured;
@@ -179,6 +201,7 @@ impl Sower {
             opp_gain: 0,
             captured,
             in_store: past == 1,
+            rows,
         }
     }
 
@@ -240,6 +263,7 @@ impl Sower {
             opp_gain: s[OPP_STORE],
             captured,
             in_store: pos == OWN_STORE,
+            rows: [after.own_seeds(self.pits), after.opp_seeds(self.pits)],
         }
     }
 }
@@ -418,8 +442,8 @@ mod tests {
     #[test]
     fn short_sowings_equal_the_walk_of_the_cycle() {
         // Every board of up to 6 seeds a pit for m = 1, 2 and 3, and a sweep of larger
-        // boards for m = 6, under each capture rule: the runs of ones give what walking
-        // the cycle gives, whenever they apply.
+        // boards for m = 6, under each capture rule: the added vector gives what walking
+        // the cycle gives, row sums included, whenever it applies.
         for capture in [Capture::Standard, Capture::Empty, Capture::None] {
             for m in [1usize, 2, 3, 6] {
                 let mut b = RulesBuilder::new(m, 4);
@@ -452,7 +476,12 @@ mod tests {
                             continue;
                         }
                         assert_eq!(
-                            sw.sow_short(&board, pit, hand),
+                            sw.sow_short(
+                                &board,
+                                pit,
+                                hand,
+                                [board.own_seeds(m), board.opp_seeds(m)]
+                            ),
                             sw.sow_cycle(&board, pit),
                             "m = {m}, {capture:?}, {c:?}, pit {pit}"
                         );
