@@ -5,8 +5,10 @@
 # more than most changes this compares). Prints one Markdown row per run; a change is
 # worth keeping when it wins round after round, not on one run's time.
 #
-# Usage: scripts/paired.sh COMMIT_A COMMIT_B [ROUNDS] [standard|empty]
-#   default: 3 rounds, standard capture; the position is Kalah(6,4)'s start.
+# Usage: scripts/paired.sh COMMIT_A COMMIT_B [ROUNDS] [standard|empty] [SOLVE OPTIONS...]
+#   default: 3 rounds, standard capture; the position is Kalah(6,4)'s start. Options after
+#   the capture rule go to both solves (for example `--tt-mb 256 --endgame 18`, so that
+#   two commits with different defaults search the same way).
 # The endgame table is built on all cores by both at once, so "before the search" is
 # shared by the two runs and only comparable between them.
 set -euo pipefail
@@ -15,6 +17,8 @@ a=$1
 b=$2
 rounds=${3:-3}
 capture=${4:-standard}
+shift $(( $# < 4 ? $# : 4 ))
+extra=("$@")
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/a" >/dev/null 2>&1 || true; git worktree remove --force "$work/b" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 for side in a b; do
@@ -26,7 +30,7 @@ echo "| round | commit | value | nodes | before the search (s) | search (s) |"
 echo "|---:|---|---:|---:|---:|---:|"
 one() {
   "$work/target-$1/release/kalah" solve --pits 6 --seeds 4 --capture "$capture" --threads 1 \
-    --quiet --json >"$work/$1.json"
+    "${extra[@]}" --quiet --json >"$work/$1.json"
 }
 for r in $(seq "$rounds"); do
   one a &

@@ -456,9 +456,9 @@ impl Compact {
 
 /// The default table size, in MiB (`--tt-mb`): 2^25 entries in the compact layout, as
 /// many as the wide layout's 1 GiB held, which was the default before it. Kalah(6,4) from
-/// the start, one thread, 18-seed endgame table: 39,968,902 nodes with 256 MiB and with
-/// 1 GiB alike, and a quarter of the memory to fault in (results/bench.md, "Compact
-/// table entries").
+/// the start, one thread, 19-seed endgame table: 29,326,920 nodes with 256 MiB and
+/// 29,330,866 with 1 GiB, against 30,970,790 with the wide layout's 1 GiB, and a quarter
+/// of the memory to fault in (results/bench.md, "Compact table entries").
 pub const DEFAULT_MB: usize = 256;
 
 /// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
