@@ -110,8 +110,8 @@ pub struct Solver<'a> {
 
 impl<'a> Solver<'a> {
     /// A solver with a table of `tt_mb` MiB for the boards of the game's start position and
-    /// their successors (see [`Table::for_boards`]). Refuses rules whose play can cycle: depth-first
-    /// search cannot end on them (use the retrograde solver).
+    /// their successors (see [`Table::for_boards`]). Refuses rules whose play can cycle:
+    /// depth-first search cannot end on them (use the retrograde solver).
     pub fn new(game: &'a Game, tt_mb: usize) -> Result<Solver<'a>, SolveError> {
         // Refused before the table is allocated (it may be gigabytes).
         if game.rules().can_cycle() {

@@ -1,25 +1,34 @@
 //! The transposition table: bounds on the value of boards already searched.
 //!
-//! Keyed by the packed board alone ([`Board::key`]), side to move normalised: the value of
-//! the future does not depend on the stores (see [`crate::board`]). The full 128-bit key is
-//! stored, so a hit is never a hash collision and a stored bound is always about the board
-//! it is used for: the solver's exactness does not rest on hashing luck.
+//! Keyed by the pits alone, side to move normalised: the value of the future does not
+//! depend on the stores (see [`crate::board`]). Every entry identifies its board exactly
+//! (the whole 128-bit [`Board::key`], or in the compact layout the bits of the board's
+//! rank that its bucket does not already give), so a hit is never a hash collision and a
+//! stored bound is always about the board it is used for: the solver's exactness does not
+//! rest on hashing luck.
 //!
-//! # Layout
+//! # Layouts
 //!
-//! Buckets of one cache line: a sequence lock and two entries of three words each (see
-//! `Slot`); a board hashes to one bucket. Each entry holds a lower and an upper bound on the value, the search depth they hold for ([`EXACT`] for bounds on
-//! the true value), the best move found, and the work done to find them (log2 of the nodes
-//! searched below).
+//! Buckets of one cache line; a board goes to one bucket. Each entry holds a lower and an
+//! upper bound on the value, the search depth they hold for ([`EXACT`] for bounds on the
+//! true value), the best move found, and the work done to find them (log2 of the nodes
+//! searched below). Two ways to lay a bucket out ([`Table::for_boards`] chooses):
+//!
+//! - compact (`Compact`): eight entries of one word, for boards whose rank among all
+//!   boards of the root's seeds fits beside the entry (Kalah(6,4) and (6,5) do): no lock,
+//!   since a word is written whole;
+//! - wide: a sequence lock and two entries of three words (see `Slot`), for any board.
 //!
 //! # Replacement policy
 //!
-//! A store for a key already in the bucket updates that entry (tightening the bounds when
-//! the depth is the same, replacing them when the new depth is greater). Otherwise the
-//! first slot keeps the more valuable of the old and new entries, judged by depth and then
-//! by work (an exact result that took a million nodes is worth keeping over one that took
-//! ten), and the loser goes to the second slot, which is always overwritten. Deep, costly
-//! results therefore survive, and recent cheap ones still find room.
+//! A store for a board already in the bucket updates its entry (tightening the bounds when
+//! the depth is the same, replacing them when the new depth is greater, leaving a deeper
+//! entry alone). Otherwise, compact: the new entry takes an empty slot, else the least
+//! valuable one, judged by depth and then by work (an exact result that took a million
+//! nodes is worth keeping over one that took ten). Wide: the first slot keeps the more
+//! valuable of the old and new entries and the loser goes to the second slot, which is
+//! always overwritten. Either way deep, costly results survive, and recent cheap ones still
+//! find room.
 
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
