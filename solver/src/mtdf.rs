@@ -339,7 +339,7 @@ impl<'a> Solver<'a> {
             (-seeds, best)
         };
         self.table
-            .store_key(&key, depth, lo, hi, best_move, work, &mut self.stats);
+            .store(&key, depth, lo, hi, best_move, work, &mut self.stats);
         best
     }
 

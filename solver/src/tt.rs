@@ -615,27 +615,12 @@ impl Table {
         hit
     }
 
-    /// Record that the value of `board` at `depth` lies in `lo..=hi`, with best move `mv`,
-    /// after `nodes` nodes of work (see the module docs for the policy).
+    /// Record that the value of the board at `key` (of this table) at `depth` lies in
+    /// `lo..=hi`, with best move `mv`, after `nodes` nodes of work (see the module docs for
+    /// the policy).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn store(
-        &self,
-        board: &Board,
-        depth: u8,
-        lo: i32,
-        hi: i32,
-        mv: u8,
-        nodes: u64,
-        stats: &mut Stats,
-    ) {
-        self.store_key(&self.key(board), depth, lo, hi, mv, nodes, stats);
-    }
-
-    /// [`Table::store`] at `key` (of this table).
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    pub fn store_key(
         &self,
         key: &Key,
         depth: u8,
@@ -772,12 +757,12 @@ mod tests {
             let st = &mut Stats::default();
             let b = Board::start(6, 4);
             assert!(t.probe(&b, st).is_none());
-            t.store(&b, EXACT, 2, 48, 3, 100, st);
-            t.store(&b, EXACT, -48, 10, NO_MOVE, 10, st);
+            t.store(&t.key(&b), EXACT, 2, 48, 3, 100, st);
+            t.store(&t.key(&b), EXACT, -48, 10, NO_MOVE, 10, st);
             let e = t.probe(&b, st).unwrap();
             assert_eq!((e.lo, e.hi, e.mv, e.depth), (2, 10, 3, EXACT));
             // A shallower result does not overwrite an exact one.
-            t.store(&b, 3, 0, 0, 1, 1000, st);
+            t.store(&t.key(&b), 3, 0, 0, 1, 1000, st);
             let e = t.probe(&b, st).unwrap();
             assert_eq!((e.lo, e.hi, e.depth), (2, 10, EXACT));
         }
@@ -798,7 +783,7 @@ mod tests {
                         for round in 0..20_000usize {
                             let b = &boards[(round * 7 + w) % boards.len()];
                             let v = b.cells()[0] as i32;
-                            t.store(b, EXACT, v, v + 1, 0, round as u64, st);
+                            t.store(&t.key(b), EXACT, v, v + 1, 0, round as u64, st);
                             if let Some(e) = t.probe(&boards[round % boards.len()], st) {
                                 let want = boards[round % boards.len()].cells()[0] as i16;
                                 assert_eq!((e.lo, e.hi), (want, want + 1));
@@ -816,9 +801,9 @@ mod tests {
         let st = &mut Stats::default();
         t.mask = 0;
         let boards: Vec<Board> = (1..=4).map(|i| Board::start(6, i)).collect();
-        t.store(&boards[0], EXACT, 0, 0, 0, 1 << 20, st);
+        t.store(&t.key(&boards[0]), EXACT, 0, 0, 0, 1 << 20, st);
         for b in &boards[1..] {
-            t.store(b, EXACT, 1, 1, 0, 5, st);
+            t.store(&t.key(b), EXACT, 1, 1, 0, 5, st);
         }
         assert!(t.probe(&boards[0], st).is_some());
         assert!(t.probe(&boards[3], st).is_some());
@@ -853,9 +838,9 @@ mod tests {
             .collect();
         assert_eq!(boards.len(), 10);
         let st = &mut Stats::default();
-        t.store(&boards[0], EXACT, 0, 0, 0, 1 << 20, st);
+        t.store(&t.key(&boards[0]), EXACT, 0, 0, 0, 1 << 20, st);
         for b in &boards[1..] {
-            t.store(b, EXACT, 1, 1, 0, 5, st);
+            t.store(&t.key(b), EXACT, 1, 1, 0, 5, st);
         }
         assert_eq!(st.evictions, 2);
         assert!(t.probe(&boards[0], st).is_some());
@@ -878,10 +863,10 @@ mod tests {
         for t in layouts(1, 6, 48) {
             let st = &mut Stats::default();
             let b = Board::start(6, 4);
-            t.store(&b, 6, -48, 48, NO_MOVE, 0, st);
+            t.store(&t.key(&b), 6, -48, 48, NO_MOVE, 0, st);
             let e = t.probe(&b, st).unwrap();
             assert_eq!((e.lo, e.hi, e.depth, e.mv), (-48, 48, 6, NO_MOVE));
-            t.store(&b, EXACT, -7, 9, 5, u64::MAX, st);
+            t.store(&t.key(&b), EXACT, -7, 9, 5, u64::MAX, st);
             let e = t.probe(&b, st).unwrap();
             assert_eq!((e.lo, e.hi, e.depth, e.mv), (-7, 9, EXACT, 5));
         }
@@ -916,7 +901,7 @@ mod tests {
         let t = Table::for_boards(1, 6, 24).unwrap();
         let st = &mut Stats::default();
         let b = Board::start(6, 4);
-        t.store(&b, EXACT, 8, 8, 2, 1000, st);
+        t.store(&t.key(&b), EXACT, 8, 8, 2, 1000, st);
         assert!(t.probe(&b, st).is_none());
     }
 
@@ -927,7 +912,7 @@ mod tests {
         assert!(matches!(t.layout, Layout::Wide));
         let st = &mut Stats::default();
         let b = Board::start(8, 15);
-        t.store(&b, EXACT, 1, 2, 0, 10, st);
+        t.store(&t.key(&b), EXACT, 1, 2, 0, 10, st);
         assert_eq!(t.probe(&b, st).map(|e| (e.lo, e.hi)), Some((1, 2)));
     }
 }
