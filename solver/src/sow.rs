@@ -170,9 +170,10 @@ impl Sower {
         let past = hand.saturating_sub(m - 1 - pit);
         let mut own_gain = u8::from(past > 0);
         let mut captured = 0;
-        // The hand leaves the mover's row; the opponent's gains all past the store.
+        // The hand leaves the mover's row and all but `past` seeds come back to it; the
+        // opponent's row gets those past the store.
         let mut rows = [
-            rows[0] + (hand - past) as u32 - hand as u32,
+            rows[0] - past as u32,
             rows[1] + past.saturating_sub(1) as u32,
         ];
         if past == 0 {
