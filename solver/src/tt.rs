@@ -538,15 +538,6 @@ impl Table {
         })
     }
 
-    /// Entries the table has room for.
-    pub fn entries(&self) -> usize {
-        let per_bucket = match self.layout {
-            Layout::Wide => 2,
-            Layout::Compact(_) => 8,
-        };
-        self.buckets.len() * per_bucket
-    }
-
     /// Bytes the table occupies.
     pub fn bytes(&self) -> usize {
         self.buckets.len() * std::mem::size_of::<Bucket>()
