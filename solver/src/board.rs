@@ -49,9 +49,10 @@ fn row_mask(pits: usize) -> u64 {
 
 /// The sum of the eight bytes of `x`, without a loop: bytes added in pairs into 16-bit
 /// lanes (each at most 510), then the four lanes by one multiplication, whose top lane
-/// collects their sum (at most 2040, so no lane carries into the next).
+/// collects their sum (at most 2040, so no lane carries into the next). Exact for any
+/// bytes; rows of a board and the endgame build's packed rows use it alike.
 #[inline]
-fn byte_sum(x: u64) -> u32 {
+pub(crate) fn byte_sum(x: u64) -> u32 {
     const LOW: u64 = 0x00ff_00ff_00ff_00ff;
     let pairs = (x & LOW) + ((x >> 8) & LOW);
     (pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48) as u32

@@ -745,13 +745,6 @@ impl Level<'_> {
     }
 }
 
-/// Seeds in a packed row.
-#[inline]
-fn row_sum(row: u64) -> usize {
-    // Every byte is at most 127 and so is their sum: no carry crosses a byte.
-    (row.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
-}
-
 /// No capture can follow a move (in [`FastMove::cap`]).
 const NO_CAP: u8 = u8::MAX;
 
@@ -981,7 +974,7 @@ impl Kernel {
         }
         let xc = u64::from_le_bytes(xr.cells);
         let yc = u64::from_le_bytes(yr.cells);
-        let xs = row_sum(xc);
+        let xs = crate::board::byte_sum(xc) as usize;
         let ys = self.k - xs;
         let stride = self.k + 1;
         let end = self.end[xs * stride + ys];
