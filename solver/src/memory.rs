@@ -48,7 +48,7 @@ fn advise_huge(ptr: *const u8, len: usize) {
 /// Ask the processor to start loading the cache line of `r`, so that a read of it a little
 /// later does not wait for memory. The search reads its tables at random and on this
 /// project's machines a read from memory costs 150 to 300 ns (results/bench.md, "Memory
-/// latency"): as long as sowing a node's moves.
+/// latency").
 #[inline]
 pub fn prefetch<T>(r: &T) {
     #[cfg(target_arch = "x86_64")]
