@@ -463,12 +463,14 @@ impl Compact {
     }
 }
 
-/// The default table size, in MiB (`--tt-mb`): 2^25 entries in the compact layout, as
-/// many as the wide layout's 1 GiB held, which was the default before it. Kalah(6,4) from
-/// the start, one thread, 19-seed endgame table: 29,326,920 nodes with 256 MiB and
-/// 29,330,866 with 1 GiB, against 30,970,790 with the wide layout's 1 GiB, and a quarter
-/// of the memory to fault in (results/bench.md, "Compact table entries").
-pub const DEFAULT_MB: usize = 256;
+/// The default table size, in MiB (`--tt-mb`): 2^24 entries in the compact layout.
+/// Kalah(6,4) from the start, one thread, 18-seed endgame table: 40,478,178 nodes with
+/// 128 MiB against 39,968,902 with 256 MiB (1.3% more), but half the memory to fault in
+/// while the endgame table is built and half the pages to miss in the TLB; on two
+/// threads 128 MiB took less time in 9 of 10 alternating pairs (results/bench.md,
+/// "Session 8"). Searches of many more nodes (Kalah(6,5): hundreds of millions) want a
+/// larger table: `--tt-mb 2048` there.
+pub const DEFAULT_MB: usize = 128;
 
 /// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
 /// seeds in `2·pits` pits: at most `max_mb`, and no more than twice what every such board
