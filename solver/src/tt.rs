@@ -466,9 +466,11 @@ impl Compact {
 /// The default table size, in MiB (`--tt-mb`): 2^24 entries in the compact layout.
 /// Kalah(6,4) from the start, one thread, 18-seed endgame table: 40,478,178 nodes with
 /// 128 MiB against 39,968,902 with 256 MiB (1.3% more), but half the memory to fault in
-/// while the endgame table is built and half the pages to miss in the TLB; on two
-/// threads 128 MiB took less time in 9 of 10 alternating pairs (results/bench.md,
-/// "Session 8"). Searches of many more nodes (Kalah(6,5): hundreds of millions) want a
+/// while the endgame table is built and half the pages to miss in the TLB. Whole solves
+/// on two threads, `scripts/alternate.sh "--tt-mb 256" "--tt-mb 128" 6`: 128 MiB took
+/// less time in 4 of 6 rounds, median 12.12 s against 12.41 s (results/bench.md,
+/// "Session 8"); a small gain, within this machine's swings, but never a loss of nodes
+/// worth the memory. Searches of many more nodes (Kalah(6,5): hundreds of millions) want a
 /// larger table: `--tt-mb 2048` there.
 pub const DEFAULT_MB: usize = 128;
 
