@@ -7,7 +7,7 @@
 
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
-use crate::mtdf::{Iteration, Solver};
+use crate::mtdf::{Iteration, Solver, Test};
 use crate::notation::MoveText;
 use crate::position::{Position, Side};
 use crate::probe::Probe;
@@ -23,6 +23,33 @@ pub struct Solution {
     pub pv: Vec<MoveText>,
     /// Every deepening iteration, in order.
     pub iterations: Vec<Iteration>,
+    /// The exact search's zero-window tests, as bounds on the final margin, in order (empty
+    /// when no search ran: a database or the retrograde analysis answered).
+    pub proof: Vec<Bound>,
+}
+
+/// What one zero-window test of the exact search proved about the final margin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// The final margin is at least `margin` (South can force it), else at most `margin`
+    /// (North can hold South to it).
+    pub at_least: bool,
+    pub margin: i32,
+    /// Nodes the test visited.
+    pub nodes: u64,
+}
+
+impl Bound {
+    /// The bound on the final margin that `test` of the root of `pos` proved. A bound on
+    /// the side to move's future gain is one on the margin, reversed when North moves.
+    pub fn of(pos: &Position, test: &Test) -> Bound {
+        let sign = pos.to_move.sign();
+        Bound {
+            at_least: test.is_lower() == (sign > 0),
+            margin: pos.store_margin() + sign * test.result,
+            nodes: test.nodes,
+        }
+    }
 }
 
 /// The value of one legal move.
@@ -159,6 +186,7 @@ pub fn solve_by_oracle(oracle: &mut dyn Oracle, pos: &Position, limit: usize) ->
         value,
         pv,
         iterations: Vec::new(),
+        proof: Vec::new(),
     }
 }
 
@@ -176,12 +204,14 @@ pub fn solve(
         iterations.push(*it);
         progress(it)
     });
+    let proof = solver.tests.iter().map(|t| Bound::of(pos, t)).collect();
     let pv = notate(pos.to_move, solver.principal_variation(&board, value));
     Solution {
         margin: pos.store_margin() + pos.to_move.sign() * value,
         value,
         pv,
         iterations,
+        proof,
     }
 }
 

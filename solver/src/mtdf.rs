@@ -75,6 +75,27 @@ pub struct Iteration {
     pub tests: u32,
 }
 
+/// One zero-window test of MTD(f) and what it proved: with `result >= beta` the value is
+/// at least `result`, otherwise at most `result` (the fail-soft bound contract of
+/// [`Solver::test`]). The exact search's tests together are its proof: the last lower and
+/// upper bounds meet at the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Test {
+    /// The question asked: is the value at least `beta`?
+    pub beta: i32,
+    /// The bound returned.
+    pub result: i32,
+    /// Nodes this test visited.
+    pub nodes: u64,
+}
+
+impl Test {
+    /// Whether the test proved a lower bound (`value >= result`) rather than an upper one.
+    pub fn is_lower(&self) -> bool {
+        self.result >= self.beta
+    }
+}
+
 /// A search: the rules, a transposition table and an optional database.
 pub struct Solver<'a> {
     game: &'a Game,
@@ -92,6 +113,8 @@ pub struct Solver<'a> {
     split_from: Option<u32>,
     /// The deepest depth-limited iteration of [`Solver::value`].
     id_depth: u8,
+    /// The first guess of [`Solver::solve`]'s exact search, instead of the deepening's.
+    guess: Option<i32>,
     /// The threads of [`Solver::with_threads`], for the split points of a search that
     /// runs outside them (searches below a split point already run on them).
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -106,6 +129,8 @@ pub struct Solver<'a> {
     pub probes: u64,
     /// Values read from the endgame table.
     pub endgame_reads: u64,
+    /// The zero-window tests of the latest [`Solver::mtdf`], in order.
+    pub tests: Vec<Test>,
 }
 
 impl<'a> Solver<'a> {
@@ -137,6 +162,7 @@ impl<'a> Solver<'a> {
             split_seeds: i32::MAX,
             split_from: None,
             id_depth: DEFAULT_ID_DEPTH,
+            guess: None,
             pool: None,
             probe: None,
             probe_max: 0,
@@ -145,6 +171,7 @@ impl<'a> Solver<'a> {
             nodes: 0,
             probes: 0,
             endgame_reads: 0,
+            tests: Vec::new(),
         })
     }
 
@@ -194,6 +221,15 @@ impl<'a> Solver<'a> {
     /// guess.
     pub fn with_id_depth(mut self, depth: u8) -> Solver<'a> {
         self.id_depth = depth;
+        self
+    }
+
+    /// [`Solver::solve`]'s exact search starts from `guess` (a future net gain of the
+    /// root's side to move) instead of the deepening's value. The value found does not
+    /// depend on the guess; a right one saves the tests that step up to it (Kalah(6,4):
+    /// two instead of four, results/bench.md, "Session 8").
+    pub fn with_guess(mut self, guess: Option<i32>) -> Solver<'a> {
+        self.guess = guess;
         self
     }
 
@@ -372,6 +408,7 @@ impl<'a> Solver<'a> {
                         split_seeds: this.split_seeds,
                         split_from: None,
                         id_depth: this.id_depth,
+                        guess: None,
                         pool: None,
                         probe: this.probe,
                         probe_max: this.probe_max,
@@ -380,6 +417,7 @@ impl<'a> Solver<'a> {
                         nodes: 0,
                         probes: 0,
                         endgame_reads: 0,
+                        tests: Vec::new(),
                     };
                     let mut best = (i32::MIN, NO_MOVE);
                     while let Some(&(pit, step)) = moves.get(next.fetch_add(1, Ordering::Relaxed)) {
@@ -435,7 +473,8 @@ impl<'a> Solver<'a> {
     }
 
     /// MTD(f): the value of a non-terminal `board` at `depth`, from a first guess.
-    /// Returns the value and the number of zero-window tests it took.
+    /// Returns the value and the number of zero-window tests it took, which
+    /// [`Solver::tests`] then lists.
     pub fn mtdf(&mut self, board: &Board, guess: i32, depth: u8) -> (i32, u32) {
         self.split_seeds = match self.pool {
             Some(_) => {
@@ -451,10 +490,17 @@ impl<'a> Solver<'a> {
         let (mut lo, mut hi) = (-seeds, seeds);
         let mut g = guess.clamp(lo, hi);
         let mut tests = 0;
+        self.tests.clear();
         while lo < hi && !self.stopped() {
             let beta = if g == lo { g + 1 } else { g };
+            let nodes = self.nodes;
             let r = self.test(board, seeds, beta, depth);
             tests += 1;
+            self.tests.push(Test {
+                beta,
+                result: r,
+                nodes: self.nodes - nodes,
+            });
             if r < beta {
                 hi = r;
             } else {
@@ -474,6 +520,7 @@ impl<'a> Solver<'a> {
         max_depth: u8,
         mut progress: impl FnMut(&Iteration),
     ) -> i32 {
+        self.tests.clear();
         if let Some(v) = self.game.terminal_value(board) {
             return v;
         }
@@ -490,7 +537,7 @@ impl<'a> Solver<'a> {
             });
             depth += 2;
         }
-        let (v, tests) = self.mtdf(board, guess, EXACT);
+        let (v, tests) = self.mtdf(board, self.guess.unwrap_or(guess), EXACT);
         progress(&Iteration {
             depth: EXACT,
             value: v,

@@ -189,6 +189,34 @@ proptest! {
         prop_assert_eq!(solver.value(&board), want);
     }
 
+    /// Any first guess for the exact search, inside the possible values or not, gives the
+    /// same value, and its zero-window tests are true bounds whose best lower and upper
+    /// ones meet at it (or at the board's limit `-seeds..=seeds`, which needs no test).
+    #[test]
+    fn any_guess_gives_the_value_and_its_tests_prove_it(
+        pits in 4usize..=6,
+        drops in proptest::collection::vec(0usize..12, 6..=12),
+        rule in 0usize..72,
+        guess in -15i32..=15,
+    ) {
+        let (game, board, want) = random_case(pits, &drops, rule);
+        prop_assume!(game.terminal_value(&board).is_none());
+        let mut solver = Solver::new(&game, 4).unwrap().with_guess(Some(guess));
+        prop_assert_eq!(solver.solve(&board, 4, |_| {}), want);
+        let seeds = board.seeds() as i32;
+        let (mut lo, mut hi) = (-seeds, seeds);
+        for t in &solver.tests {
+            if t.is_lower() {
+                prop_assert!(t.result <= want, "{:?}", t);
+                lo = lo.max(t.result);
+            } else {
+                prop_assert!(t.result >= want, "{:?}", t);
+                hi = hi.min(t.result);
+            }
+        }
+        prop_assert_eq!((lo, hi), (want, want));
+    }
+
     /// The same with the search's endgame table covering the lower half of the seeds: the
     /// boards below its level are read, the rest searched.
     #[test]

@@ -104,6 +104,11 @@ pub struct SolveArgs {
     pub position: PositionArg,
     #[command(flatten)]
     pub search: SearchArgs,
+    /// kalah solve: the exact search's first guess, a final margin (South minus North),
+    /// instead of the deepening's. The value found does not depend on it; a right guess
+    /// saves the tests that step up to it (to re-check a known value)
+    #[arg(long, value_name = "MARGIN", allow_hyphen_values = true)]
+    pub guess: Option<i32>,
     /// JSON on stdout instead of the readable report (solve: one object; moves: one object
     /// per move)
     #[arg(long)]
@@ -324,6 +329,7 @@ fn engine<'a>(
     b: &'a Backing,
     search: &SearchArgs,
     table: Option<Table>,
+    guess: Option<i32>,
 ) -> Result<Engine<'a>, CliError> {
     if let Some(mem) = &b.memory {
         return Ok(Engine::Retro(DbOracle {
@@ -335,7 +341,8 @@ fn engine<'a>(
     let mut solver = Solver::with_table(&b.game, table)
         .map_err(|e| CliError::Solve(e.to_string()))?
         .with_threads(search.threads)
-        .with_id_depth(search.max_depth);
+        .with_id_depth(search.max_depth)
+        .with_guess(guess);
     if let Some(db) = &b.db {
         solver = solver.with_probe(db);
     }
@@ -378,7 +385,11 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
-    let mut engine = engine(&back, &a.search, table)?;
+    // The guess is a final margin; the search's is the side to move's future gain.
+    let guess = a
+        .guess
+        .map(|m| pos.to_move.sign() * (m - pos.store_margin()));
+    let mut engine = engine(&back, &a.search, table, guess)?;
     let start = Instant::now();
     let solution: Solution = match &mut engine {
         Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
@@ -436,6 +447,11 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
             "nodes_per_second": nps,
             "method": method,
             "proved": true,
+            "proof": solution.proof.iter().map(|b| json!({
+                "bound": if b.at_least { "at_least" } else { "at_most" },
+                "margin": b.margin,
+                "nodes": b.nodes,
+            })).collect::<Vec<_>>(),
         });
         if let Some(p) = &pie {
             obj["pie_value"] = json!(p.pie_value);
@@ -465,6 +481,17 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
         say!("pv:        {}{more}", pv.join(" "));
     }
     say!("method:    {method}");
+    if !solution.proof.is_empty() {
+        let tests: Vec<String> = solution
+            .proof
+            .iter()
+            .map(|b| {
+                let op = if b.at_least { ">=" } else { "<=" };
+                format!("margin {op} {} ({} nodes)", signed(b.margin), b.nodes)
+            })
+            .collect();
+        say!("proof:     {}", tests.join(", "));
+    }
     say!(
         "nodes:     {nodes}  ({:.0} nodes/s; {probes} database probes)",
         nps
@@ -534,12 +561,18 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
 
 /// `kalah moves`.
 pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
+    if a.guess.is_some() {
+        return Err(CliError::BadOption(
+            "--guess is the first guess of one position's exact search: kalah solve only"
+                .to_string(),
+        ));
+    }
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
     let start = Instant::now();
-    let mut engine = engine(&back, &a.search, table)?;
+    let mut engine = engine(&back, &a.search, table, None)?;
     let mut done = 0;
     let margins: Vec<MoveMargin> = analysis::move_margins(engine.oracle(), &pos, |m| {
         done += 1;

@@ -375,3 +375,76 @@ fn every_thread_count_gives_the_same_solution() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("not a thread count"), "{stderr}");
 }
+
+/// The bounds of `--json`'s `proof`: (best lower bound, best upper bound), each checked
+/// against `value`.
+fn proof_bounds(v: &Value) -> (i64, i64) {
+    let value = v["value"].as_i64().unwrap();
+    let (mut lo, mut hi) = (i64::MIN, i64::MAX);
+    for b in v["proof"].as_array().unwrap() {
+        let m = b["margin"].as_i64().unwrap();
+        assert!(b["nodes"].as_u64().unwrap() > 0, "{b}");
+        match b["bound"].as_str().unwrap() {
+            "at_least" => {
+                assert!(m <= value, "{b} against {value}");
+                lo = lo.max(m);
+            }
+            "at_most" => {
+                assert!(m >= value, "{b} against {value}");
+                hi = hi.min(m);
+            }
+            other => panic!("bound {other}"),
+        }
+    }
+    (lo, hi)
+}
+
+#[test]
+fn the_proof_lists_bounds_that_meet_at_the_value() {
+    // Kalah(4,3)'s start (+6), and boards with stores, South and North to move: with
+    // North to move a bound on the mover's gain is the opposite bound on the margin.
+    for position in [
+        "3,3,3,3/0/3,3,3,3/0/A",
+        "4,4,4,4/0/4,4,0,5/1/A",
+        "4,4,4,4/0/5,5,5,0/1/B",
+    ] {
+        let v = &json_of(kalah().args(["solve", "--position", position, "--json", "--quiet"]))[0];
+        let value = v["value"].as_i64().unwrap();
+        assert_eq!(proof_bounds(v), (value, value), "{position}: {v}");
+        let text = kalah()
+            .args(["solve", "--position", position, "--quiet"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&text.stdout).to_string();
+        assert!(text.contains("proof:     "), "{text}");
+        assert!(text.contains(&format!("margin <= {value:+}")), "{text}");
+        assert!(text.contains(&format!("margin >= {value:+}")), "{text}");
+    }
+}
+
+#[test]
+fn a_guess_changes_the_tests_not_the_value() {
+    let base = ["solve", "--pits", "5", "--seeds", "3", "--json", "--quiet"];
+    let plain = &json_of(kalah().args(base))[0];
+    let value = plain["value"].as_i64().unwrap();
+    // The deepening's guess is off here: stepping up to the value takes a test more.
+    assert!(plain["proof"].as_array().unwrap().len() > 2, "{plain}");
+    // The right guess: one test proves each bound.
+    let right = &json_of(kalah().args(base).args(["--guess", &value.to_string()]))[0];
+    assert_eq!(right["value"], value);
+    assert_eq!(right["proof"].as_array().unwrap().len(), 2, "{right}");
+    assert_eq!(proof_bounds(right), (value, value));
+    // Wrong guesses, on either side and outside the possible margins.
+    for guess in [value - 6, value + 4, -99, 99] {
+        let v = &json_of(kalah().args(base).args(["--guess", &guess.to_string()]))[0];
+        assert_eq!(v["value"], value, "guess {guess}");
+        assert_eq!(proof_bounds(v), (value, value), "guess {guess}");
+    }
+    // A guess for kalah moves, which searches every move, is refused.
+    let out = kalah()
+        .args(["moves", "--pits", "5", "--seeds", "3", "--guess", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--guess"));
+}
