@@ -469,9 +469,9 @@ impl Compact {
 /// while the endgame table is built and half the pages to miss in the TLB. Whole solves
 /// on two threads, `scripts/alternate.sh "--tt-mb 256" "--tt-mb 128" 6`: 128 MiB took
 /// less time in 4 of 6 rounds, median 12.12 s against 12.41 s (results/bench.md,
-/// "Session 8"); a small gain, within this machine's swings, but never a loss of nodes
-/// worth the memory. Searches of many more nodes (Kalah(6,5): hundreds of millions) want a
-/// larger table: `--tt-mb 2048` there.
+/// "Session 8"): a small gain, within this machine's swings. Searches of many more
+/// nodes (Kalah(6,5): hundreds of millions, results/bench.md) want a larger table:
+/// `--tt-mb 2048` there.
 pub const DEFAULT_MB: usize = 128;
 
 /// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
