@@ -15,12 +15,8 @@ cd "$(dirname "$0")/.."
 a=$1
 b=$2
 rounds=${3:-5}
-cargo build --release -p tools >&2
-kalah=./target/release/kalah
-commit=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- solver tools || commit="$commit (+ uncommitted changes)"
-out=$(mktemp)
-trap 'rm -f "$out" "$out.t" "$out.walls"' EXIT
+# shellcheck source=scripts/timing-common.sh
+source scripts/timing-common.sh
 echo "- commit: $commit; machine: $(nproc) threads"
 echo
 echo "| round | options | value | nodes | before the search (s) | search (s) | wall (s) |"

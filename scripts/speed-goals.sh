@@ -40,12 +40,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-cargo build --release -p tools >&2
-kalah=./target/release/kalah
-commit=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- solver tools || commit="$commit (+ uncommitted changes)"
-out=$(mktemp)
-trap 'rm -f "$out" "$out.t" "$out.walls"' EXIT
+# shellcheck source=scripts/timing-common.sh
+source scripts/timing-common.sh
 
 echo "- commit: $commit; machine: $(nproc) threads, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 echo
