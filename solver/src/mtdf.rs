@@ -227,7 +227,7 @@ impl<'a> Solver<'a> {
     /// [`Solver::solve`]'s exact search starts from `guess` (a future net gain of the
     /// root's side to move) instead of the deepening's value. The value found does not
     /// depend on the guess; a right one saves the tests that step up to it (Kalah(6,4):
-    /// two instead of four, results/bench.md, "Session 8").
+    /// two tests instead of four or five, results/bench.md, "Session 8").
     pub fn with_guess(mut self, guess: Option<i32>) -> Solver<'a> {
         self.guess = guess;
         self
@@ -513,7 +513,8 @@ impl<'a> Solver<'a> {
 
     /// The exact value of `board` (future net gain for the side to move), by iterative
     /// deepening: depth-limited MTD(f) at depths 2, 4, … up to `max_depth`, then the exact
-    /// search. `progress` hears of each iteration.
+    /// search, whose tests [`Solver::tests`] then lists (none for a terminal `board`).
+    /// `progress` hears of each iteration.
     pub fn solve(
         &mut self,
         board: &Board,
