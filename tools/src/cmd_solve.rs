@@ -385,10 +385,13 @@ pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
-    // The guess is a final margin; the search's is the side to move's future gain.
-    let guess = a
-        .guess
-        .map(|m| pos.to_move.sign() * (m - pos.store_margin()));
+    // The guess is a final margin; the search's is the side to move's future gain (any
+    // integer: the search clamps it to the seeds in play).
+    let guess = a.guess.map(|m| {
+        pos.to_move
+            .sign()
+            .saturating_mul(m.saturating_sub(pos.store_margin()))
+    });
     let mut engine = engine(&back, &a.search, table, guess)?;
     let start = Instant::now();
     let solution: Solution = match &mut engine {

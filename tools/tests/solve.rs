@@ -435,7 +435,14 @@ fn a_guess_changes_the_tests_not_the_value() {
     assert_eq!(right["proof"].as_array().unwrap().len(), 2, "{right}");
     assert_eq!(proof_bounds(right), (value, value));
     // Wrong guesses, on either side and outside the possible margins.
-    for guess in [value - 6, value + 4, -99, 99] {
+    for guess in [
+        value - 6,
+        value + 4,
+        -99,
+        99,
+        i32::MIN as i64,
+        i32::MAX as i64,
+    ] {
         let v = &json_of(kalah().args(base).args(["--guess", &guess.to_string()]))[0];
         assert_eq!(v["value"], value, "guess {guess}");
         assert_eq!(proof_bounds(v), (value, value), "guess {guess}");
