@@ -77,8 +77,9 @@ pub struct Iteration {
 
 /// One zero-window test of MTD(f) and what it proved: with `result >= beta` the value is
 /// at least `result`, otherwise at most `result` (the fail-soft bound contract of
-/// [`Solver::test`]). The exact search's tests together are its proof: the last lower and
-/// upper bounds meet at the value.
+/// [`Solver::test`]). The exact search's tests together are its proof: their best lower
+/// and upper bounds meet at the value (where the value is `±seeds`, the board's own limit
+/// stands in for the bound no test needs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Test {
     /// The question asked: is the value at least `beta`?
@@ -489,13 +490,11 @@ impl<'a> Solver<'a> {
         let seeds = board.seeds() as i32;
         let (mut lo, mut hi) = (-seeds, seeds);
         let mut g = guess.clamp(lo, hi);
-        let mut tests = 0;
         self.tests.clear();
         while lo < hi && !self.stopped() {
             let beta = if g == lo { g + 1 } else { g };
             let nodes = self.nodes;
             let r = self.test(board, seeds, beta, depth);
-            tests += 1;
             self.tests.push(Test {
                 beta,
                 result: r,
@@ -508,7 +507,8 @@ impl<'a> Solver<'a> {
             }
             g = r;
         }
-        (g, tests)
+        // At most `2 * seeds + 1` tests: each one narrows `lo..=hi`.
+        (g, self.tests.len() as u32)
     }
 
     /// The exact value of `board` (future net gain for the side to move), by iterative
