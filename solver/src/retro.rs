@@ -1044,39 +1044,17 @@ impl Kernel {
         if f.cap != NO_CAP {
             each(best, yrs, |yr| self.through(level, tl, f, yr, ys));
         } else if f.in_store {
-            // A free move: the child is (own_row, opp_row), the mover to move again.
             match self.end[own_sum * stride + opp_sum] {
-                UNKNOWN if f.opp_add == 0 => each(best, yrs, |yr| {
-                    let rank = f.lo_own + tl.his[yr.hi_at + own_sum];
-                    gain + level.lower_at(&[f.own_row, opp_row(yr)], gone, rank)
-                }),
                 UNKNOWN => each(best, yrs, |yr| {
-                    let rank = f.lo_own + level.fast.hi(own_sum, opp_row(yr));
-                    gain + level.lower_at(&[f.own_row, opp_row(yr)], gone, rank)
+                    gain + self.free_child(level, tl, f, yr, opp_row(yr), gone)
                 }),
                 end => each(best, yrs, |_| gain + i32::from(end)),
             }
         } else {
-            // The child is (opp_row, own_row), the opponent to move.
             match self.end[opp_sum * stride + own_sum] {
-                UNKNOWN if gone == 0 => {
-                    // Same-level children: the sown row's block, at the rows' ranks.
-                    let block = tl.rows[f.row as usize].block;
-                    each(best, yrs, |yr| {
-                        let rank = block + u64::from(yr.local);
-                        gain - match level.values[rank as usize].load(Relaxed) {
-                            UNKNOWN => level.same_level_at(rank, &[opp_row(yr), f.own_row]),
-                            v => i32::from(v),
-                        }
-                    })
-                }
-                UNKNOWN if f.add_t != NO_ADD => each(best, yrs, |yr| {
-                    let rank = yr.lo_add[usize::from(f.add_t)] + f.hi_own;
-                    gain - level.lower_at(&[opp_row(yr), f.own_row], gone, rank)
-                }),
                 UNKNOWN => each(best, yrs, |yr| {
-                    let rank = level.fast.lo(opp_row(yr)) + f.hi_own;
-                    gain - level.lower_at(&[opp_row(yr), f.own_row], gone, rank)
+                    let rows = [opp_row(yr), f.own_row];
+                    gain - self.plain_child(level, tl, f, yr, rows, opp_sum, gone, false)
                 }),
                 end => each(best, yrs, |_| gain - i32::from(end)),
             }
@@ -1113,7 +1091,6 @@ impl Kernel {
     fn through(&self, level: &Level, tl: &Tiling, f: &FastMove, yr: &Row, ys: usize) -> i32 {
         let m = self.pits;
         let stride = self.k + 1;
-        let fast = &level.fast;
         let mut own_row = f.own_row;
         let mut opp_row = u64::from_le_bytes(yr.cells) + f.opp_add;
         let mut own = usize::from(f.own);
@@ -1136,44 +1113,79 @@ impl Kernel {
         let opp = usize::from(f.opp);
         let gain = own as i32 - opp as i32;
         if f.in_store {
-            // A free move: the child is (own_row, opp_row), the mover to move again.
-            let end = self.end[own_sum * stride + opp_sum];
-            let v = if end != UNKNOWN {
-                i32::from(end)
-            } else {
-                let rank = if f.opp_add == 0 {
-                    f.lo_own + tl.his[yr.hi_at + own_sum]
-                } else {
-                    f.lo_own + fast.hi(own_sum, opp_row)
-                };
-                level.lower_at(&[own_row, opp_row], own + opp, rank)
-            };
-            gain + v
+            // A free move (which never captures): the child is (own_row, opp_row), the
+            // mover to move again.
+            gain + match self.end[own_sum * stride + opp_sum] {
+                UNKNOWN => self.free_child(level, tl, f, yr, opp_row, own + opp),
+                end => i32::from(end),
+            }
         } else {
             // The child is (opp_row, own_row), the opponent to move.
-            let end = self.end[opp_sum * stride + own_sum];
-            let v = if end != UNKNOWN {
-                i32::from(end)
-            } else if own + opp == 0 {
-                // A same-level child (opponent's row, the mover's sown row).
-                let rank = tl.rows[f.row as usize].block + u64::from(yr.local);
-                match level.values[rank as usize].load(Relaxed) {
-                    UNKNOWN => level.same_level_at(rank, &[opp_row, own_row]),
-                    v => i32::from(v),
-                }
-            } else {
-                let rank = if captured {
-                    debug_assert_eq!(tl.his[f.cap_hi_at + opp_sum], fast.hi(opp_sum, own_row));
-                    fast.lo(opp_row) + tl.his[f.cap_hi_at + opp_sum]
-                } else if f.add_t != NO_ADD {
-                    yr.lo_add[usize::from(f.add_t)] + f.hi_own
-                } else {
-                    fast.lo(opp_row) + f.hi_own
-                };
-                level.lower_at(&[opp_row, own_row], own + opp, rank)
-            };
-            gain - v
+            let rows = [opp_row, own_row];
+            gain - match self.end[opp_sum * stride + own_sum] {
+                UNKNOWN => self.plain_child(level, tl, f, yr, rows, opp_sum, own + opp, captured),
+                end => i32::from(end),
+            }
         }
+    }
+
+    /// The value of the child `(f.own_row, opp_row)` of free move `f` from the board whose
+    /// opponent's row is `yr` (the mover to move again; `gone` seeds went to the stores),
+    /// the game not over there.
+    #[inline(always)]
+    fn free_child(
+        &self,
+        level: &Level,
+        tl: &Tiling,
+        f: &FastMove,
+        yr: &Row,
+        opp_row: u64,
+        gone: usize,
+    ) -> i32 {
+        let own_sum = usize::from(f.own_sum);
+        let rank = if f.opp_add == 0 {
+            f.lo_own + tl.his[yr.hi_at + own_sum]
+        } else {
+            f.lo_own + level.fast.hi(own_sum, opp_row)
+        };
+        level.lower_at(&[f.own_row, opp_row], gone, rank)
+    }
+
+    /// The value of the child `rows` (the opponent's row `opp_sum` seeds, then the
+    /// mover's) of move `f`, which passes the turn, from the board whose opponent's row is
+    /// `yr`: `gone` seeds went to the stores, `captured` whether `f` captured. The game is
+    /// not over there; a same-level child not known yet is computed.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn plain_child(
+        &self,
+        level: &Level,
+        tl: &Tiling,
+        f: &FastMove,
+        yr: &Row,
+        rows: [u64; 2],
+        opp_sum: usize,
+        gone: usize,
+        captured: bool,
+    ) -> i32 {
+        let fast = &level.fast;
+        if gone == 0 {
+            // A same-level child: the sown row's block, at the opponent's row's rank.
+            let rank = tl.rows[f.row as usize].block + u64::from(yr.local);
+            return match level.values[rank as usize].load(Relaxed) {
+                UNKNOWN => level.same_level_at(rank, &rows),
+                v => i32::from(v),
+            };
+        }
+        let rank = if captured {
+            debug_assert_eq!(tl.his[f.cap_hi_at + opp_sum], fast.hi(opp_sum, rows[1]));
+            fast.lo(rows[0]) + tl.his[f.cap_hi_at + opp_sum]
+        } else if f.add_t != NO_ADD {
+            yr.lo_add[usize::from(f.add_t)] + f.hi_own
+        } else {
+            fast.lo(rows[0]) + f.hi_own
+        };
+        level.lower_at(&rows, gone, rank)
     }
 }
 
