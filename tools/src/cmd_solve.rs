@@ -95,20 +95,15 @@ pub fn parse_endgame(s: &str) -> Result<EndgameArg, String> {
     }
 }
 
-/// Arguments of `kalah solve` and `kalah moves`.
+/// Arguments of `kalah moves`, and all of `kalah solve`'s but its first guess.
 #[derive(Args, Debug)]
-pub struct SolveArgs {
+pub struct MovesArgs {
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
     pub position: PositionArg,
     #[command(flatten)]
     pub search: SearchArgs,
-    /// kalah solve: the exact search's first guess, a final margin (South minus North),
-    /// instead of the deepening's. The value found does not depend on it; a right guess
-    /// saves the tests that step up to it (to re-check a known value)
-    #[arg(long, value_name = "MARGIN", allow_hyphen_values = true)]
-    pub guess: Option<i32>,
     /// JSON on stdout instead of the readable report (solve: one object; moves: one object
     /// per move)
     #[arg(long)]
@@ -118,8 +113,18 @@ pub struct SolveArgs {
     pub quiet: bool,
 }
 
-/// `kalah moves` takes the same arguments as `kalah solve`.
-pub type MovesArgs = SolveArgs;
+/// Arguments of `kalah solve`: those of `kalah moves`, and the exact search's first guess
+/// (`kalah moves` searches every move, so one guess has nothing to say there).
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub common: MovesArgs,
+    /// The exact search's first guess, a final margin (South minus North), instead of the
+    /// deepening's. The value found does not depend on it; a right guess saves the tests
+    /// that step up to it (to re-check a known value)
+    #[arg(long, value_name = "MARGIN", allow_hyphen_values = true)]
+    pub guess: Option<i32>,
+}
 
 /// A progress display on stderr: a spinner, and one line per finished step.
 pub struct Progress {
@@ -380,14 +385,15 @@ fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: 
 }
 
 /// `kalah solve`.
-pub fn run_solve(a: &SolveArgs) -> Result<(), CliError> {
+pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
+    let a = &args.common;
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
     // The guess is a final margin; the search's is the side to move's future gain (any
     // integer: the search clamps it to the seeds in play).
-    let guess = a.guess.map(|m| {
+    let guess = args.guess.map(|m| {
         pos.to_move
             .sign()
             .saturating_mul(m.saturating_sub(pos.store_margin()))
@@ -564,12 +570,6 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
 
 /// `kalah moves`.
 pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
-    if a.guess.is_some() {
-        return Err(CliError::BadOption(
-            "--guess is the first guess of one position's exact search: kalah solve only"
-                .to_string(),
-        ));
-    }
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
