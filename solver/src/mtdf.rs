@@ -155,9 +155,15 @@ impl<'a> Solver<'a> {
         if game.rules().can_cycle() {
             return Err(SolveError::Cyclic);
         }
-        Ok(Solver {
+        Ok(Solver::blank(game, Arc::new(table)))
+    }
+
+    /// A serial solver on `table` with the default settings, no endgame table, database or
+    /// stop signal, and nothing counted yet.
+    fn blank(game: &'a Game, table: Arc<Table>) -> Solver<'a> {
+        Solver {
             game,
-            table: Arc::new(table),
+            table,
             stats: tt::Stats::default(),
             stop: None,
             split_seeds: i32::MAX,
@@ -173,7 +179,7 @@ impl<'a> Solver<'a> {
             probes: 0,
             endgame_reads: 0,
             tests: Vec::new(),
-        })
+        }
     }
 
     /// Probe `db` for every board with at most `db.max_seeds()` seeds on it.
@@ -401,24 +407,17 @@ impl<'a> Solver<'a> {
             (0..moves.len().min(rayon::current_num_threads()))
                 .into_par_iter()
                 .map(|_| {
+                    // This search's settings and tables, its own counts, and the stop
+                    // signal of this split point.
                     let mut child = Solver {
-                        game: this.game,
-                        table: Arc::clone(&this.table),
-                        stats: tt::Stats::default(),
                         stop: Some(&abort),
                         split_seeds: this.split_seeds,
-                        split_from: None,
                         id_depth: this.id_depth,
-                        guess: None,
-                        pool: None,
                         probe: this.probe,
                         probe_max: this.probe_max,
                         endgame: this.endgame,
                         endgame_max: this.endgame_max,
-                        nodes: 0,
-                        probes: 0,
-                        endgame_reads: 0,
-                        tests: Vec::new(),
+                        ..Solver::blank(this.game, Arc::clone(&this.table))
                     };
                     let mut best = (i32::MIN, NO_MOVE);
                     while let Some(&(pit, step)) = moves.get(next.fetch_add(1, Ordering::Relaxed)) {
