@@ -580,6 +580,13 @@ struct Tiling {
     his: Vec<u64>,
 }
 
+impl Tiling {
+    /// The index in [`Tiling::rows`] of the row `cells` (its `m` pits), whose sum is `sum`.
+    fn index(&self, sum: usize, cells: &[u8]) -> usize {
+        self.first[sum] + self.rankers[sum].rank(cells) as usize
+    }
+}
+
 /// Rows per tile.
 const TILE: usize = 64;
 
@@ -840,7 +847,6 @@ impl Kernel {
 
     /// The moves of the mover's row `row` (of index `rows[..]`, sum `s`).
     fn moves(&self, row: &Row, tl: &Tiling, fast: &FastRank, k: usize) -> FastMoves {
-        let (rankers, first) = (&tl.rankers, &tl.first);
         let m = self.pits;
         let mut out = FastMoves::default();
         for pit in 0..m {
@@ -909,13 +915,12 @@ impl Kernel {
                 mv.add_t = add_sum as u8;
             }
             if own == 0 && opp == 0 {
-                mv.row = (first[s] as u64 + rankers[s].rank(&own_row[..m])) as u32;
+                mv.row = tl.index(s, &own_row[..m]) as u32;
             }
             if cap != NO_CAP {
                 let mut left = own_row;
                 left[m - 1 - usize::from(cap)] = 0;
-                let s = own_sum - 1;
-                mv.cap_hi_at = tl.rows[first[s] + rankers[s].rank(&left[..m]) as usize].hi_at;
+                mv.cap_hi_at = tl.rows[tl.index(own_sum - 1, &left[..m])].hi_at;
             }
             out.moves[usize::from(out.n)] = mv;
             out.n += 1;
@@ -973,18 +978,19 @@ impl Kernel {
     }
 
     /// Evaluates the boards of mover's row `x` (whose moves are `mv`) against each
-    /// opponent's row of `ys` (at most [`TILE`] consecutive rows of one sum), those unknown.
+    /// opponent's row of `opp` (at most [`TILE`] consecutive rows of one sum), those
+    /// unknown.
     ///
     /// The same values as [`Kernel::visit`] board by board, computed a move at a time:
-    /// the rows of `ys` share their sum, so which case a move is (a capture, a free move,
+    /// the rows of `opp` share their sum, so which case a move is (a capture, a free move,
     /// a child on the same level or below, the end of the game: the end rule looks at the
     /// rows' sums only) is decided once for all of them, and the loop over the rows is
     /// a few loads each. A capture, which depends on the facing pit, goes board by board.
     /// The 18-seed level of Kalah(6,4) builds 13 to 22% faster so than board by board
     /// (two threads, three alternating pairs of runs; results/bench.md, "Session 9").
-    fn row_band(&self, level: &Level, tl: &Tiling, x: usize, mv: &FastMoves, ys: Range<usize>) {
+    fn row_band(&self, level: &Level, tl: &Tiling, x: usize, mv: &FastMoves, opp: Range<usize>) {
         let xr = &tl.rows[x];
-        let yrs = &tl.rows[ys];
+        let yrs = &tl.rows[opp];
         debug_assert!(yrs.len() <= TILE);
         let slot = |yr: &Row| &level.values[(yr.block + u64::from(xr.local)) as usize];
         let mut todo = [false; TILE];
