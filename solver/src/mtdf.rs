@@ -472,10 +472,10 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// MTD(f): the value of a non-terminal `board` at `depth`, from a first guess.
-    /// Returns the value and the number of zero-window tests it took, which
-    /// [`Solver::tests`] then lists.
-    pub fn mtdf(&mut self, board: &Board, guess: i32, depth: u8) -> (i32, u32) {
+    /// MTD(f): the value of a non-terminal `board` at `depth`, from a first guess. Its
+    /// zero-window tests are then in [`Solver::tests`] (at most `2 * seeds + 1`: each one
+    /// narrows the range of possible values).
+    pub fn mtdf(&mut self, board: &Board, guess: i32, depth: u8) -> i32 {
         self.split_seeds = match self.pool {
             Some(_) => {
                 let below = self.probe_max.max(self.endgame_max.max(0) as u32);
@@ -506,8 +506,7 @@ impl<'a> Solver<'a> {
             }
             g = r;
         }
-        // At most `2 * seeds + 1` tests: each one narrows `lo..=hi`.
-        (g, self.tests.len() as u32)
+        g
     }
 
     /// The exact value of `board` (future net gain for the side to move), by iterative
@@ -527,22 +526,22 @@ impl<'a> Solver<'a> {
         let mut guess = 0;
         let mut depth = 2;
         while depth <= max_depth.min(MAX_ID_DEPTH) && !self.stopped() {
-            let (v, tests) = self.mtdf(board, guess, depth);
+            let v = self.mtdf(board, guess, depth);
             guess = v;
             progress(&Iteration {
                 depth,
                 value: v,
                 nodes: self.nodes,
-                tests,
+                tests: self.tests.len() as u32,
             });
             depth += 2;
         }
-        let (v, tests) = self.mtdf(board, self.guess.unwrap_or(guess), EXACT);
+        let v = self.mtdf(board, self.guess.unwrap_or(guess), EXACT);
         progress(&Iteration {
             depth: EXACT,
             value: v,
             nodes: self.nodes,
-            tests,
+            tests: self.tests.len() as u32,
         });
         v
     }
@@ -563,7 +562,7 @@ impl<'a> Solver<'a> {
             .probe(board, &mut self.stats)
             .filter(|e| e.depth == EXACT);
         match bounds {
-            Some(e) => self.mtdf(board, (e.lo as i32 + e.hi as i32) / 2, EXACT).0,
+            Some(e) => self.mtdf(board, (e.lo as i32 + e.hi as i32) / 2, EXACT),
             None => self.solve(board, self.id_depth, |_| {}),
         }
     }
