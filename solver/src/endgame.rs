@@ -106,14 +106,27 @@ impl Endgame {
     /// The exact value of `board`, which must hold `seeds <= max_seeds()` seeds.
     #[inline]
     pub fn get(&self, board: &Board, seeds: u32) -> i32 {
-        i32::from(self.levels[seeds as usize][self.rank.rank(board.cells()) as usize])
+        self.value_at(seeds, self.rank(board))
     }
 
-    /// Start loading the value of `board` (as [`Endgame::get`] takes it) into the cache.
+    /// Where `board` (of at most `max_seeds()` seeds) lies in its level: computed once, it
+    /// serves both [`Endgame::prefetch_at`] and [`Endgame::value_at`].
     #[inline]
-    pub fn prefetch(&self, board: &Board, seeds: u32) {
-        let level = &self.levels[seeds as usize];
-        if let Some(v) = level.get(self.rank.rank(board.cells()) as usize) {
+    pub fn rank(&self, board: &Board) -> u64 {
+        self.rank.rank(board.cells())
+    }
+
+    /// The exact value of the board of rank `rank` among those of `seeds` seeds.
+    #[inline]
+    pub fn value_at(&self, seeds: u32, rank: u64) -> i32 {
+        i32::from(self.levels[seeds as usize][rank as usize])
+    }
+
+    /// Start loading the value of the board of rank `rank` among those of `seeds` seeds
+    /// (as [`Endgame::value_at`] takes it) into the cache.
+    #[inline]
+    pub fn prefetch_at(&self, seeds: u32, rank: u64) {
+        if let Some(v) = self.levels[seeds as usize].get(rank as usize) {
             crate::memory::prefetch(v);
         }
     }

@@ -251,6 +251,19 @@ impl<'a> Solver<'a> {
     /// The board must not be terminal (the game's end is handled by [`Game::play`], which
     /// never leads to a terminal board, and by the root).
     pub fn test(&mut self, board: &Board, seeds: i32, beta: i32, depth: u8) -> i32 {
+        self.test_at(board, seeds, beta, depth, None)
+    }
+
+    /// [`Solver::test`], given the board's rank in the endgame table when the caller
+    /// computed it already (to prefetch the value).
+    fn test_at(
+        &mut self,
+        board: &Board,
+        seeds: i32,
+        beta: i32,
+        depth: u8,
+        rank: Option<u64>,
+    ) -> i32 {
         // A side gains at most the seeds left on the board.
         if seeds < beta {
             return seeds;
@@ -261,7 +274,8 @@ impl<'a> Solver<'a> {
         if seeds <= self.endgame_max {
             if let Some(table) = self.endgame {
                 self.endgame_reads += 1;
-                return table.get(board, seeds as u32);
+                let rank = rank.unwrap_or_else(|| table.rank(board));
+                return table.value_at(seeds as u32, rank);
             }
         }
         if seeds as u32 <= self.probe_max {
@@ -282,8 +296,10 @@ impl<'a> Solver<'a> {
         self.table.prefetch(&key);
         let pits = self.game.pits();
         // Each move's step by pit, and the search order as sorted keys: the order in the
-        // high bits, `255 - pit` in the low byte (ties go to the lower pit).
+        // high bits, `255 - pit` in the low byte (ties go to the lower pit); the endgame
+        // table's rank of each child it holds.
         let mut steps = [Step::NONE; 8];
+        let mut ranks = [None; 8];
         let mut sorted = [0u64; 8];
         let mut n = 0;
         let mut mask = self.game.legal_mask(board);
@@ -298,7 +314,9 @@ impl<'a> Solver<'a> {
                 _ if child_seeds <= self.endgame_max => {
                     // Read first, after the table's move: its value is on its way now.
                     if let Some(t) = self.endgame {
-                        t.prefetch(&step.board, child_seeds as u32);
+                        let rank = t.rank(&step.board);
+                        t.prefetch_at(child_seeds as u32, rank);
+                        ranks[pit] = Some(rank);
                     }
                     (1 << 30) + pit as i32
                 }
@@ -362,7 +380,7 @@ impl<'a> Solver<'a> {
                 }
                 break;
             }
-            let v = self.through(&step, seeds, beta, child_depth);
+            let v = self.through(&step, seeds, beta, child_depth, ranks[usize::from(pit)]);
             if self.stopped() {
                 return 0;
             }
@@ -424,7 +442,7 @@ impl<'a> Solver<'a> {
                         if abort.is_set() {
                             break;
                         }
-                        let v = child.through(&step, seeds, beta, depth);
+                        let v = child.through(&step, seeds, beta, depth, None);
                         if child.stopped() {
                             break;
                         }
@@ -458,17 +476,19 @@ impl<'a> Solver<'a> {
     }
 
     /// The mover's value through `step` (same bound contract as [`Solver::test`] against
-    /// `beta`), from a board with `seeds` seeds.
+    /// `beta`), from a board with `seeds` seeds; `rank`: the child's rank in the endgame
+    /// table, when known.
     #[inline]
-    fn through(&mut self, step: &Step, seeds: i32, beta: i32, depth: u8) -> i32 {
+    fn through(&mut self, step: &Step, seeds: i32, beta: i32, depth: u8, rank: Option<u64>) -> i32 {
         let g = step.gain();
         let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+        let b = &step.board;
         match step.next {
             Next::Over => g,
             // The child can gain at most `child_seeds`: skip it when even that fails.
             _ if g + child_seeds < beta => g + child_seeds,
-            Next::Same => g + self.test(&step.board, child_seeds, beta - g, depth),
-            Next::Other => g - self.test(&step.board, child_seeds, g - beta + 1, depth),
+            Next::Same => g + self.test_at(b, child_seeds, beta - g, depth, rank),
+            Next::Other => g - self.test_at(b, child_seeds, g - beta + 1, depth, rank),
         }
     }
 
@@ -586,7 +606,7 @@ impl<'a> Solver<'a> {
             for (pit, step) in steps {
                 // The move keeps the value iff its value is at least `value` (no move
                 // exceeds the board's value).
-                if self.through(&step, seeds, value, EXACT) >= value {
+                if self.through(&step, seeds, value, EXACT, None) >= value {
                     chosen = Some((pit, step));
                     break;
                 }
