@@ -37,6 +37,14 @@ pub struct Board {
     cells: [u8; CELLS],
 }
 
+/// The bit offset of the opponent's row, `8 * pits`. Rules never exceed [`MAX_PITS`] pits
+/// a side, so the `min` changes nothing but tells the compiler that the shift stays below
+/// 64: shifts of the `u128` key by it then need no branchless handling of larger ones.
+#[inline]
+fn row_shift(pits: usize) -> u32 {
+    8 * pits.min(MAX_PITS) as u32
+}
+
 /// The low `pits` bytes of a word (`pits <= 8`).
 #[inline]
 fn row_mask(pits: usize) -> u64 {
@@ -122,7 +130,7 @@ impl Board {
     /// Seeds in the opponent's row.
     #[inline]
     pub fn opp_seeds(&self, pits: usize) -> u32 {
-        byte_sum((self.key() >> (8 * pits)) as u64 & row_mask(pits))
+        byte_sum((self.key() >> row_shift(pits)) as u64 & row_mask(pits))
     }
 
     /// Seeds on the board.
@@ -136,7 +144,7 @@ impl Board {
     #[inline]
     pub fn flip(&self, pits: usize) -> Board {
         let x = self.key();
-        let shift = 8 * pits as u32;
+        let shift = row_shift(pits);
         let low = x & ((1u128 << shift) - 1);
         Board::from_key((x >> shift) | (low << shift))
     }

@@ -77,6 +77,20 @@ impl Step {
     }
 }
 
+/// Bit `i` set for each non-zero byte `i` of `x`, without a loop: `(b & 0x7f) + 0x7f`
+/// reaches bit 7 exactly when the low seven bits of `b` are not all zero, and `| b` adds
+/// bytes with only bit 7 set. Shifted down to bit `8i`, byte `i`'s flag times the term
+/// `2^(56 - 7i)` of the multiplier lands on bit `56 + i`; every other pair of flag and term
+/// lands on a bit of its own (`8i - 7j` differs for every pair), below bit 56 or past bit
+/// 63, so nothing carries into the top byte. Example: bytes `[3, 0, 1, 0, ...]` give
+/// `0b101`.
+#[inline]
+fn nonzero_bytes(x: u64) -> u32 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let high = (((x & LOW7) + LOW7) | x) & !LOW7;
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
 /// A rule set ready to play.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -109,13 +123,7 @@ impl Game {
     /// The mover's playable pits (0-based), as a bit set.
     #[inline]
     pub fn legal_mask(&self, board: &Board) -> u32 {
-        let mut mask = 0;
-        for (i, &c) in board.own(self.pits()).iter().enumerate() {
-            if c > 0 {
-                mask |= 1 << i;
-            }
-        }
-        mask
+        nonzero_bytes(board.key() as u64) & ((1 << self.pits()) - 1)
     }
 
     /// If the game is over with `board` and the side whose view it is due to move, the
@@ -233,6 +241,23 @@ mod tests {
 
     fn b3(c: [u8; 6]) -> Board {
         Board::from_cells(3, &c)
+    }
+
+    #[test]
+    fn nonzero_bytes_equals_the_loop() {
+        // Every pattern of empty and non-empty bytes, with the values that stress the
+        // carries: 1, 0x7f, 0x80 and 0xff.
+        for pattern in 0u32..256 {
+            for fill in [1u8, 0x7f, 0x80, 0xff, 0x2a] {
+                let bytes: [u8; 8] =
+                    std::array::from_fn(|i| if pattern >> i & 1 == 1 { fill } else { 0 });
+                assert_eq!(
+                    nonzero_bytes(u64::from_le_bytes(bytes)),
+                    pattern,
+                    "{bytes:?}"
+                );
+            }
+        }
     }
 
     #[test]
