@@ -35,6 +35,9 @@ pub struct Step {
     pub opp_gain: u32,
     /// Seeds captured by this move (its own last seed included).
     pub captured: u8,
+    /// Seeds in each row of `board`, its mover's first (a board holds at most 255 seeds),
+    /// so that the search of the next board need not count them.
+    pub rows: [u8; 2],
     pub next: Next,
 }
 
@@ -56,6 +59,7 @@ impl Step {
         own_gain: 0,
         opp_gain: 0,
         captured: 0,
+        rows: [0, 0],
         next: Next::Over,
     };
 
@@ -201,19 +205,23 @@ impl Game {
                 own_gain: own_gain + own,
                 opp_gain: opp_gain + opp,
                 captured,
+                rows: [0, 0],
                 next: Next::Over,
             };
         }
-        let (board, next) = if in_store {
-            (after, Next::Same)
+        // Invariant: a row holds at most the board's seeds, at most 255.
+        let rows = rows.map(|r| r as u8);
+        let (board, rows, next) = if in_store {
+            (after, rows, Next::Same)
         } else {
-            (after.flip(self.pits()), Next::Other)
+            (after.flip(self.pits()), [rows[1], rows[0]], Next::Other)
         };
         Step {
             board,
             own_gain,
             opp_gain,
             captured,
+            rows,
             next,
         }
     }

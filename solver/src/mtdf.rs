@@ -251,14 +251,18 @@ impl<'a> Solver<'a> {
     /// The board must not be terminal (the game's end is handled by [`Game::play`], which
     /// never leads to a terminal board, and by the root).
     pub fn test(&mut self, board: &Board, seeds: i32, beta: i32, depth: u8) -> i32 {
-        self.test_at(board, seeds, beta, depth, None)
+        let pits = self.game.pits();
+        let rows = [board.own_seeds(pits), board.opp_seeds(pits)];
+        self.test_at(board, rows, seeds, beta, depth, None)
     }
 
-    /// [`Solver::test`], given the board's rank in the endgame table when the caller
-    /// computed it already (to prefetch the value).
+    /// [`Solver::test`], given the seeds in each of the board's rows (the mover's first),
+    /// and its rank in the endgame table when the caller computed it already (to prefetch
+    /// the value).
     fn test_at(
         &mut self,
         board: &Board,
+        rows: [u32; 2],
         seeds: i32,
         beta: i32,
         depth: u8,
@@ -294,7 +298,10 @@ impl<'a> Solver<'a> {
         // rounds ("Session 7").
         let key = self.table.key(board);
         self.table.prefetch(&key);
-        let pits = self.game.pits();
+        debug_assert_eq!(rows, {
+            let pits = self.game.pits();
+            [board.own_seeds(pits), board.opp_seeds(pits)]
+        });
         // Each move's step by pit, and the search order as sorted keys: the order in the
         // high bits, `255 - pit` in the low byte (ties go to the lower pit); the endgame
         // table's rank of each child it holds.
@@ -303,7 +310,6 @@ impl<'a> Solver<'a> {
         let mut sorted = [0u64; 8];
         let mut n = 0;
         let mut mask = self.game.legal_mask(board);
-        let rows = [board.own_seeds(pits), board.opp_seeds(pits)];
         while mask != 0 {
             let pit = mask.trailing_zeros() as usize;
             mask &= mask - 1;
@@ -326,7 +332,7 @@ impl<'a> Solver<'a> {
                 // its own bits (pits < 32), all below the classes above.
                 Next::Other => {
                     let gain = step.own_gain.min(255) as i32;
-                    let left = step.board.own_seeds(pits).min(255) as i32;
+                    let left = i32::from(step.rows[0]);
                     (gain << 16) + ((255 - left) << 5) + pit as i32
                 }
             };
@@ -483,12 +489,13 @@ impl<'a> Solver<'a> {
         let g = step.gain();
         let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
         let b = &step.board;
+        let rows = step.rows.map(u32::from);
         match step.next {
             Next::Over => g,
             // The child can gain at most `child_seeds`: skip it when even that fails.
             _ if g + child_seeds < beta => g + child_seeds,
-            Next::Same => g + self.test_at(b, child_seeds, beta - g, depth, rank),
-            Next::Other => g - self.test_at(b, child_seeds, g - beta + 1, depth, rank),
+            Next::Same => g + self.test_at(b, rows, child_seeds, beta - g, depth, rank),
+            Next::Other => g - self.test_at(b, rows, child_seeds, g - beta + 1, depth, rank),
         }
     }
 
