@@ -1114,12 +1114,15 @@ impl Kernel {
             slot.store(end, Relaxed);
             return;
         }
-        let best = mv.moves[..usize::from(mv.n)]
-            .iter()
-            .map(|f| self.through(level, tl, f, yr, ys))
-            .max();
-        // Invariant: a board that is not over has a move (its mover's row holds seeds).
-        slot.store(best.expect("a board not over has a move") as i8, Relaxed);
+        // A plain loop: as an iterator's `map(..).max()` the compiler kept the closure
+        // around `through` a function of its own, called for every move.
+        let mut best = i32::MIN;
+        for f in &mv.moves[..usize::from(mv.n)] {
+            best = best.max(self.through(level, tl, f, yr, ys));
+        }
+        // A board that is not over has a move (its mover's row holds seeds).
+        debug_assert!(best > i32::MIN);
+        slot.store(best as i8, Relaxed);
     }
 
     /// The mover's value through move `f` from the board whose opponent's row is `yr`
