@@ -60,8 +60,11 @@
 //! once for the tile, and the processor's branch predictions hold across it. Relay
 //! sowing goes through [`Game::play`] for every board.
 //!
-//! Worker threads (rayon) take batches of consecutive pairs in that order from a shared
-//! counter. A same-level child still unknown (another thread is on it) is evaluated on
+//! A same-level move keeps both rows' sums, so only pairs of the same split of the seeds
+//! between the rows depend on each other. Worker threads (rayon) take batches of
+//! consecutive pairs from a shared counter, in a list that interleaves the splits (each
+//! in the order above), so that two batches running at once seldom need each other's
+//! boards. A same-level child still unknown (another thread is on it) is evaluated on
 //! the spot, recursively (depth at most `k·m`, by the argument above); two threads may
 //! then evaluate the same board, but both compute the same value from the same inputs,
 //! so the racing `Relaxed` stores are benign and the result does not depend on the
@@ -700,6 +703,32 @@ impl Level<'_> {
                 }
             }
         }
+        // A same-level move keeps both rows' sums, so the pairs of one split of the seeds
+        // between the rows depend only on each other, in the order above, and the splits
+        // not at all. Threads take consecutive batches: consecutive pairs of one split
+        // would often need each other's boards at once, and a board another thread has
+        // not finished is evaluated again on the spot (through `Game::play`; with two
+        // threads a sixth of the 18-seed level's build, `perf record`, results/bench.md,
+        // "Session 10"). So the splits are interleaved, each in its own order and spread
+        // evenly over the whole list: pair `i` of a split of `n` pairs goes at `i / n`.
+        let mut split_len = vec![0u64; k + 1];
+        for &(_, q) in &pairs {
+            split_len[tiles[q as usize].2] += 1;
+        }
+        let mut seen = vec![0u64; k + 1];
+        let mut keyed: Vec<((u64, u64), (u32, u32))> = pairs
+            .iter()
+            .map(|&(p, q)| {
+                let s = tiles[q as usize].2;
+                seen[s] += 1;
+                // (i + 1/2) / n, as a fraction compared exactly below.
+                ((2 * seen[s] - 1, 2 * split_len[s]), (p, q))
+            })
+            .collect();
+        keyed.sort_by(|((a, n), _), ((b, d), _)| {
+            (u128::from(*a) * u128::from(*d)).cmp(&(u128::from(*b) * u128::from(*n)))
+        });
+        let pairs: Vec<(u32, u32)> = keyed.into_iter().map(|(_, pair)| pair).collect();
         let size = |&(p, q): &(u32, u32)| {
             let (a, b, _) = tiles[p as usize];
             let (c, d, _) = tiles[q as usize];
