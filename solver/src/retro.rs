@@ -61,10 +61,10 @@
 //! sowing goes through [`Game::play`] for every board.
 //!
 //! A same-level move keeps both rows' sums, so only pairs of the same split of the seeds
-//! between the rows depend on each other. Worker threads (rayon) take batches of
-//! consecutive pairs from a shared counter, in a list that interleaves the splits (each
-//! in the order above), so that two batches running at once seldom need each other's
-//! boards. A same-level child still unknown (another thread is on it) is evaluated on
+//! between the rows depend on each other. Worker threads (rayon) take runs of the
+//! consecutive pairs of one `q` from a shared counter, in a list that interleaves the
+//! splits (each in the order above), so that two runs going at once seldom need each
+//! other's boards. A same-level child still unknown (another thread is on it) is evaluated on
 //! the spot, recursively (depth at most `k·m`, by the argument above); two threads may
 //! then evaluate the same board, but both compute the same value from the same inputs,
 //! so the racing `Relaxed` stores are benign and the result does not depend on the
@@ -703,32 +703,6 @@ impl Level<'_> {
                 }
             }
         }
-        // A same-level move keeps both rows' sums, so the pairs of one split of the seeds
-        // between the rows depend only on each other, in the order above, and the splits
-        // not at all. Threads take consecutive batches: consecutive pairs of one split
-        // would often need each other's boards at once, and a board another thread has
-        // not finished is evaluated again on the spot (through `Game::play`; with two
-        // threads a sixth of the 18-seed level's build, `perf record`, results/bench.md,
-        // "Session 10"). So the splits are interleaved, each in its own order and spread
-        // evenly over the whole list: pair `i` of a split of `n` pairs goes at `i / n`.
-        let mut split_len = vec![0u64; k + 1];
-        for &(_, q) in &pairs {
-            split_len[tiles[q as usize].2] += 1;
-        }
-        let mut seen = vec![0u64; k + 1];
-        let mut keyed: Vec<((u64, u64), (u32, u32))> = pairs
-            .iter()
-            .map(|&(p, q)| {
-                let s = tiles[q as usize].2;
-                seen[s] += 1;
-                // (i + 1/2) / n, as a fraction compared exactly below.
-                ((2 * seen[s] - 1, 2 * split_len[s]), (p, q))
-            })
-            .collect();
-        keyed.sort_by(|((a, n), _), ((b, d), _)| {
-            (u128::from(*a) * u128::from(*d)).cmp(&(u128::from(*b) * u128::from(*n)))
-        });
-        let pairs: Vec<(u32, u32)> = keyed.into_iter().map(|(_, pair)| pair).collect();
         let size = |&(p, q): &(u32, u32)| {
             let (a, b, _) = tiles[p as usize];
             let (c, d, _) = tiles[q as usize];
@@ -739,16 +713,45 @@ impl Level<'_> {
                 2 * n
             }
         };
-        // Batches of consecutive pairs of at least CHUNK positions.
-        let mut batches: Vec<(usize, u64)> = Vec::new();
-        let mut acc = 0u64;
-        for (i, pair) in pairs.iter().enumerate() {
-            acc += size(pair);
-            if acc >= CHUNK || i + 1 == pairs.len() {
-                batches.push((i + 1, acc));
-                acc = 0;
+        // Work items: runs of the consecutive pairs of one `q` (the thread keeps `q`'s
+        // moves across a run). A same-level move keeps both rows' sums, so only runs of
+        // the same split of the seeds between the rows depend on each other, each on the
+        // ones before it. Taken in that order, two threads would often run neighbours of
+        // one split at once, and a board the other thread has not finished is evaluated
+        // again on the spot (through `Game::play`: with two threads a sixth of the 18-seed
+        // level's build, `perf record`, results/bench.md, "Session 10"). So the splits are
+        // interleaved, each in its own order and spread evenly over the list: run `i` of a
+        // split of `n` runs goes at `(i + 1/2) / n`.
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for (i, &(_, q)) in pairs.iter().enumerate() {
+            match runs.last_mut() {
+                Some(run) if pairs[run.0].1 == q => run.1 = i + 1,
+                _ => runs.push((i, i + 1, tiles[q as usize].2)),
             }
         }
+        let mut split_len = vec![0u64; k + 1];
+        for run in &runs {
+            split_len[run.2] += 1;
+        }
+        let mut seen = vec![0u64; k + 1];
+        let mut keyed: Vec<((u64, u64), Range<usize>)> = runs
+            .iter()
+            .map(|&(a, b, split)| {
+                seen[split] += 1;
+                ((2 * seen[split] - 1, 2 * split_len[split]), a..b)
+            })
+            .collect();
+        // By the fractions, compared exactly; the sort is stable.
+        keyed.sort_by(|((a, n), _), ((b, d), _)| {
+            (u128::from(*a) * u128::from(*d)).cmp(&(u128::from(*b) * u128::from(*n)))
+        });
+        let batches: Vec<(Range<usize>, u64)> = keyed
+            .into_iter()
+            .map(|(_, run)| {
+                let n = pairs[run.clone()].iter().map(size).sum();
+                (run, n)
+            })
+            .collect();
         debug_assert_eq!(
             batches.iter().map(|b| b.1).sum::<u64>(),
             self.values.len() as u64
@@ -760,11 +763,10 @@ impl Level<'_> {
             let mut scratch = (Vec::new(), Vec::new(), 0..0);
             loop {
                 let i = next.fetch_add(1, Relaxed);
-                let Some(&(end, n)) = batches.get(i) else {
+                let Some((run, n)) = batches.get(i) else {
                     break;
                 };
-                let start = if i == 0 { 0 } else { batches[i - 1].0 };
-                for &(p, q) in &pairs[start..end] {
+                for &(p, q) in &pairs[run.clone()] {
                     let (a, b, _) = tiles[p as usize];
                     let (c, d, _) = tiles[q as usize];
                     if let Some(kern) = &kernel {
@@ -789,7 +791,7 @@ impl Level<'_> {
                         }
                     }
                 }
-                progress(n);
+                progress(*n);
             }
         });
         Ok(())
