@@ -498,6 +498,11 @@ pub(crate) struct FastRank {
     /// `bin[j][b] = C(b, j + 1)` for the bars `j < cells - 1`, saturated at `u64::MAX`
     /// where it overflows (no valid board reaches those); zeros for `j >= cells - 1`.
     bin: Box<[[u64; 256]; 15]>,
+    /// The rows of `bin` that [`FastRank::lo`] and [`FastRank::hi`] read, one for each
+    /// byte of a packed row, zeros past the row's last bar: `bin[j]` and `bin[m + j]` for
+    /// `j < m - 1`. A fixed count of terms, whose byte offsets the compiler then knows.
+    lo_bin: Box<[[u64; 256]; 7]>,
+    hi_bin: Box<[[u64; 256]; 7]>,
 }
 
 /// Ones in every byte: multiplying a word of bytes by it leaves the prefix sums.
@@ -520,10 +525,19 @@ impl FastRank {
                 *x = db_format::checked_binomial(b as u64, j as u64 + 1).unwrap_or(u64::MAX);
             }
         }
+        let m = cells / 2;
+        let mut lo_bin = Box::new([[0u64; 256]; 7]);
+        let mut hi_bin = Box::new([[0u64; 256]; 7]);
+        for j in 0..m.saturating_sub(1) {
+            lo_bin[j] = bin[j];
+            hi_bin[j] = bin[m + j];
+        }
         FastRank {
             ranker: ranker.clone(),
             cells,
             bin,
+            lo_bin,
+            hi_bin,
         }
     }
 
@@ -531,10 +545,9 @@ impl FastRank {
     /// rows of its sum (the `m`-cell ranking), and the low part of a board's rank.
     #[inline]
     fn lo(&self, first: u64) -> u64 {
-        let m = self.cells / 2;
         let bars = first.wrapping_mul(BYTE_ONES).wrapping_add(BYTE_STEPS);
         let mut r = 0u64;
-        for (j, row) in self.bin[..m - 1].iter().enumerate() {
+        for (j, row) in self.lo_bin.iter().enumerate() {
             r += row[byte(bars, j)];
         }
         r
@@ -549,7 +562,7 @@ impl FastRank {
         let mut r = self.bin[m - 1][(a + m - 1) & 0xff];
         let start = (a + m) as u64 * BYTE_ONES + BYTE_STEPS;
         let bars = second.wrapping_mul(BYTE_ONES).wrapping_add(start);
-        for (j, row) in self.bin[m..2 * m - 1].iter().enumerate() {
+        for (j, row) in self.hi_bin.iter().enumerate() {
             r += row[byte(bars, j)];
         }
         r
