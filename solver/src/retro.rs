@@ -64,11 +64,11 @@
 //! between the rows depend on each other. Worker threads (rayon) take runs of the
 //! consecutive pairs of one `q` from a shared counter, in a list that interleaves the
 //! splits (each in the order above), so that two runs going at once seldom need each
-//! other's boards. A same-level child still unknown (another thread is on it) is evaluated on
-//! the spot, recursively (depth at most `k·m`, by the argument above); two threads may
-//! then evaluate the same board, but both compute the same value from the same inputs,
-//! so the racing `Relaxed` stores are benign and the result does not depend on the
-//! schedule or the number of threads.
+//! other's boards. A same-level child still unknown (another thread is on it) is
+//! evaluated on the spot, recursively (depth at most `k·m`, by the argument above); two
+//! threads may then evaluate the same board, but both compute the same value from the
+//! same inputs, so the racing `Relaxed` stores are benign and the result does not depend
+//! on the schedule or the number of threads.
 //!
 //! Lower levels come from a [`Probe`] ([`build_level`]) or, faster, as their values in
 //! rank order ([`build_level_from_values`]: one rank from the split parts and one byte
