@@ -554,8 +554,9 @@ impl FastRank {
     }
 
     /// The terms of the other bars of a board whose first row holds `a` seeds and whose
-    /// second row is the packed `second`: `rank = lo(first) + hi(a, second)`. Bar
-    /// `m - 1 + j` lies at `a + m + j` plus the second row's first `j + 1` cells.
+    /// second row is the packed `second`: `rank = lo(first) + hi(a, second)`. Bar `m - 1`
+    /// lies at `a + m - 1`, and bar `m + j` at `a + m + j` plus the second row's first
+    /// `j + 1` cells.
     #[inline]
     fn hi(&self, a: usize, second: u64) -> u64 {
         let m = self.cells / 2;
