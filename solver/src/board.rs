@@ -133,6 +133,13 @@ impl Board {
         byte_sum((self.key() >> row_shift(pits)) as u64 & row_mask(pits))
     }
 
+    /// Seeds in each row, the mover's first: what the end rule and a sowing's bookkeeping
+    /// look at.
+    #[inline]
+    pub fn row_seeds(&self, pits: usize) -> [u32; 2] {
+        [self.own_seeds(pits), self.opp_seeds(pits)]
+    }
+
     /// Seeds on the board.
     #[inline]
     pub fn seeds(&self) -> u32 {

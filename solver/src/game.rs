@@ -135,7 +135,7 @@ impl Game {
     #[inline]
     pub fn terminal_value(&self, board: &Board) -> Option<i32> {
         let m = self.pits();
-        self.sweep([board.own_seeds(m), board.opp_seeds(m)], true)
+        self.sweep(board.row_seeds(m), true)
             .map(|(own, opp)| own as i32 - opp as i32)
     }
 
@@ -183,7 +183,7 @@ impl Game {
     #[inline]
     pub fn play(&self, board: &Board, pit: usize) -> Step {
         let m = self.pits();
-        self.play_rows(board, pit, [board.own_seeds(m), board.opp_seeds(m)])
+        self.play_rows(board, pit, board.row_seeds(m))
     }
 
     /// [`Game::play`] on a board whose rows hold `rows` seeds (the mover's first), for a

@@ -251,8 +251,7 @@ impl<'a> Solver<'a> {
     /// The board must not be terminal (the game's end is handled by [`Game::play`], which
     /// never leads to a terminal board, and by the root).
     pub fn test(&mut self, board: &Board, seeds: i32, beta: i32, depth: u8) -> i32 {
-        let pits = self.game.pits();
-        let rows = [board.own_seeds(pits), board.opp_seeds(pits)];
+        let rows = board.row_seeds(self.game.pits());
         self.test_at(board, rows, seeds, beta, depth, None)
     }
 
@@ -298,10 +297,7 @@ impl<'a> Solver<'a> {
         // rounds ("Session 7").
         let key = self.table.key(board);
         self.table.prefetch(&key);
-        debug_assert_eq!(rows, {
-            let pits = self.game.pits();
-            [board.own_seeds(pits), board.opp_seeds(pits)]
-        });
+        debug_assert_eq!(rows, board.row_seeds(self.game.pits()));
         // Each move's step by pit, and the search order as sorted keys: the order in the
         // high bits, `255 - pit` in the low byte (ties go to the lower pit); the endgame
         // table's rank of each child it holds.

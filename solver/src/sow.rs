@@ -113,7 +113,7 @@ impl Sower {
     /// store without bound.
     #[inline]
     pub fn sow(&self, board: &Board, pit: usize) -> Sown {
-        let rows = [board.own_seeds(self.pits), board.opp_seeds(self.pits)];
+        let rows = board.row_seeds(self.pits);
         self.sow_rows(board, pit, rows)
     }
 
@@ -122,10 +122,7 @@ impl Sower {
     #[inline]
     pub fn sow_rows(&self, board: &Board, pit: usize, rows: [u32; 2]) -> Sown {
         debug_assert!(pit < self.pits && board.cells()[pit] > 0);
-        debug_assert_eq!(
-            rows,
-            [board.own_seeds(self.pits), board.opp_seeds(self.pits)]
-        );
+        debug_assert_eq!(rows, board.row_seeds(self.pits));
         let hand = usize::from(board.cells()[pit]);
         if self.short && hand <= 2 * self.pits - pit {
             return self.sow_short(board, pit, hand, rows);
@@ -264,7 +261,7 @@ impl Sower {
             opp_gain: s[OPP_STORE],
             captured,
             in_store: pos == OWN_STORE,
-            rows: [after.own_seeds(self.pits), after.opp_seeds(self.pits)],
+            rows: after.row_seeds(self.pits),
         }
     }
 }
@@ -477,12 +474,7 @@ mod tests {
                             continue;
                         }
                         assert_eq!(
-                            sw.sow_short(
-                                &board,
-                                pit,
-                                hand,
-                                [board.own_seeds(m), board.opp_seeds(m)]
-                            ),
+                            sw.sow_short(&board, pit, hand, board.row_seeds(m)),
                             sw.sow_cycle(&board, pit),
                             "m = {m}, {capture:?}, {c:?}, pit {pit}"
                         );
