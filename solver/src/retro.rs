@@ -1051,6 +1051,21 @@ impl Kernel {
         }
     }
 
+    /// [`Kernel::end`] of a board whose rows hold `mover` and `opponent` seeds.
+    #[inline(always)]
+    fn end_at(&self, mover: usize, opponent: usize) -> i8 {
+        self.end[mover * (self.k + 1) + opponent]
+    }
+
+    /// For a board of this level whose mover's row is `xr`: the seeds in the opponent's
+    /// row, and [`Kernel::end_at`] of the board.
+    #[inline(always)]
+    fn end_of(&self, xr: &Row) -> (usize, i8) {
+        let xs = crate::board::byte_sum(u64::from_le_bytes(xr.cells)) as usize;
+        let ys = self.k - xs;
+        (ys, self.end_at(xs, ys))
+    }
+
     /// Evaluates the boards of mover's row `x` (whose moves are `mv`) against each
     /// opponent's row of `opp` (at most [`TILE`] consecutive rows of one sum), those
     /// unknown.
@@ -1074,10 +1089,7 @@ impl Kernel {
         if !todo.contains(&true) {
             return;
         }
-        let xs = crate::board::byte_sum(u64::from_le_bytes(xr.cells)) as usize;
-        let ys = self.k - xs;
-        let stride = self.k + 1;
-        let end = self.end[xs * stride + ys];
+        let (ys, end) = self.end_of(xr);
         let mut best = [i32::MIN; TILE];
         let best = &mut best[..yrs.len()];
         if end != UNKNOWN {
@@ -1115,7 +1127,6 @@ impl Kernel {
                 *b = (*b).max(v(yr));
             }
         }
-        let stride = self.k + 1;
         let gain = i32::from(f.own) - i32::from(f.opp);
         let gone = usize::from(f.own) + usize::from(f.opp);
         let own_sum = usize::from(f.own_sum);
@@ -1124,14 +1135,14 @@ impl Kernel {
         if f.cap != NO_CAP {
             each(best, yrs, |yr| self.through(level, tl, f, yr, ys));
         } else if f.in_store {
-            match self.end[own_sum * stride + opp_sum] {
+            match self.end_at(own_sum, opp_sum) {
                 UNKNOWN => each(best, yrs, |yr| {
                     gain + self.free_child(level, tl, f, yr, opp_row(yr), gone)
                 }),
                 end => each(best, yrs, |_| gain + i32::from(end)),
             }
         } else {
-            match self.end[opp_sum * stride + own_sum] {
+            match self.end_at(opp_sum, own_sum) {
                 UNKNOWN => each(best, yrs, |yr| {
                     let rows = [opp_row(yr), f.own_row];
                     gain - self.plain_child(level, tl, f, yr, rows, opp_sum, gone, false)
@@ -1174,9 +1185,7 @@ impl Kernel {
         if slot.load(Relaxed) != UNKNOWN {
             return;
         }
-        let xs = crate::board::byte_sum(u64::from_le_bytes(xr.cells)) as usize;
-        let ys = self.k - xs;
-        let end = self.end[xs * (self.k + 1) + ys];
+        let (ys, end) = self.end_of(xr);
         if end != UNKNOWN {
             slot.store(end, Relaxed);
             return;
@@ -1197,7 +1206,6 @@ impl Kernel {
     #[inline(always)]
     fn through(&self, level: &Level, tl: &Tiling, f: &FastMove, yr: &Row, ys: usize) -> i32 {
         let m = self.pits;
-        let stride = self.k + 1;
         let mut own_row = f.own_row;
         let mut opp_row = u64::from_le_bytes(yr.cells) + f.opp_add;
         let mut own = usize::from(f.own);
@@ -1222,14 +1230,14 @@ impl Kernel {
         if f.in_store {
             // A free move (which never captures): the child is (own_row, opp_row), the
             // mover to move again.
-            gain + match self.end[own_sum * stride + opp_sum] {
+            gain + match self.end_at(own_sum, opp_sum) {
                 UNKNOWN => self.free_child(level, tl, f, yr, opp_row, own + opp),
                 end => i32::from(end),
             }
         } else {
             // The child is (opp_row, own_row), the opponent to move.
             let rows = [opp_row, own_row];
-            gain - match self.end[opp_sum * stride + own_sum] {
+            gain - match self.end_at(opp_sum, own_sum) {
                 UNKNOWN => self.plain_child(level, tl, f, yr, rows, opp_sum, own + opp, captured),
                 end => i32::from(end),
             }
