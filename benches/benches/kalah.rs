@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use db_format::Ranker;
+use solver::gen::build_level;
 use solver::notation::play_record;
-use solver::retro::build_level;
 use solver::{Board, Capture, Game, MemoryDb, Position, RulesBuilder, Solver};
 
 fn game(pits: usize, seeds: usize, capture: Capture) -> Game {

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use solver::{retro, Game, Rules};
+use solver::{gen, Game, Rules};
 
 fn main() {
     let arg = |i: usize| std::env::args().nth(i);
@@ -22,7 +22,7 @@ fn main() {
         .expect("a thread pool");
     let build = |levels: &[Vec<i8>], j: u32| {
         let lower: Vec<&[i8]> = levels.iter().map(Vec::as_slice).collect();
-        pool.install(|| retro::build_level_from_values(&game, j, &lower, &|_| {}))
+        pool.install(|| gen::build_level_from_values(&game, j, &lower, &|_| {}))
             .expect("the levels below are all there")
     };
     let mut levels: Vec<Vec<i8>> = Vec::new();

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use solver::{cyclic, Board, Direction, Game, Probe, RulesBuilder};
+use solver::{gen, Board, Direction, Game, Probe, RulesBuilder};
 
 fn main() {
     let sizes: Vec<(usize, usize)> = std::env::args()
@@ -25,10 +25,10 @@ fn main() {
         let t = Instant::now();
         let mut positions = 0u64;
         let mut db = solver::MemoryDb::new(m);
-        let mut top = cyclic::LevelStats::default();
+        let mut top = gen::cyclic::LevelStats::default();
         for k in 0..=start.seeds() {
-            let (values, stats) =
-                cyclic::build_level_cyclic_stats(&game, k, &db, &|_| {}).expect("level builds");
+            let (values, stats) = gen::cyclic::build_level_cyclic_stats(&game, k, &db, &|_| {})
+                .expect("level builds");
             positions += values.len() as u64;
             db.push(values).expect("level size");
             eprintln!(

@@ -3,14 +3,14 @@
 //! Every figure here is a *final margin*, South's store minus North's at the very end of
 //! perfect play, stores included; it never changes sign with the side to move. It is the
 //! store margin of the position plus the side to move's future net gain
-//! ([`crate::mtdf`]) signed for that side.
+//! ([`crate::search`]) signed for that side.
 
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
-use crate::mtdf::{Iteration, Solver, Test};
 use crate::notation::MoveText;
 use crate::position::{Position, Side};
 use crate::probe::Probe;
+use crate::search::{Iteration, Solver, Test};
 
 /// The solution of a position.
 #[derive(Clone, Debug)]

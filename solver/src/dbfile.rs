@@ -458,7 +458,7 @@ pub fn parse_shard_name(name: &str) -> Option<(&str, ShardSpec)> {
 mod tests {
     use super::*;
     use crate::game::Game;
-    use crate::retro::{build_level, build_range};
+    use crate::gen::{build_level, build_range};
     use crate::Solver;
 
     /// Builds levels `0..=max_k` of `rules` into `dir` as files.

@@ -1,35 +1,41 @@
 //! Kalah(m,n) and its variants: the rules engine, an exact solver and the endgame
 //! database generator.
 //!
-//! Layers, each in its own module: [`rules`] (the rule builder), [`board`] (the packed
-//! pits), [`sow`] (the sowing rule), [`game`] (turns and the end of the game),
-//! [`position`] (stores and side to move, the position string) and [`notation`] (moves and
-//! game records).
+//! Layers, each resting only on those listed before it:
+//! - the game: [`rules`] (the rule builder), [`board`] (the packed pits), [`sow`] (the
+//!   sowing rule), [`game`] (turns and the end of the game), [`position`] (stores and side
+//!   to move, the position string), [`notation`] (moves and game records), [`score`]
+//!   (future gains and final margins);
+//! - value sources below the search: [`rank`] (the database ranking, fast), [`probe`]
+//!   (the interface to a table of exact values), [`memory`] (large zeroed arrays);
+//! - [`gen`]: the endgame database generator (acyclic levels, and [`gen::cyclic`] for
+//!   rules that can cycle); [`dbfile`]: the database directory on disk;
+//! - [`search`]: the exact search (MTD(f)), its transposition table and endgame table;
+//! - over them: [`verify`] (re-deriving database entries), [`analysis`] (solutions in
+//!   final margins), [`pie`] (the pie rule) and [`engine`] (which value source a rules
+//!   set gets).
 
 pub mod analysis;
 pub mod board;
-pub mod cyclic;
 pub mod dbfile;
-pub mod endgame;
 pub mod game;
+pub mod gen;
 pub mod memory;
-pub mod mtdf;
 pub mod notation;
 pub mod pie;
 pub mod position;
 pub mod probe;
-pub mod retro;
 pub mod rules;
+pub mod search;
 pub mod sow;
-pub mod tt;
 
 pub use board::Board;
-pub use endgame::Endgame;
 pub use game::{Game, Next, Step};
-pub use mtdf::{SolveError, Solver};
 pub use notation::{MoveText, Played, RecordError};
 pub use position::{Position, PositionError, Side};
 pub use probe::{MemoryDb, Probe};
 pub use rules::{
     Capture, Direction, EndRule, OppStore, Remaining, Rules, RulesBuilder, RulesError, Sowing,
 };
+pub use search::endgame::Endgame;
+pub use search::{SolveError, Solver};

@@ -2,7 +2,7 @@
 //!
 //! The search asks a [`Probe`] for the value of every board with at most
 //! [`Probe::max_seeds`] seeds on it; a database, an in-memory table or a test double can
-//! answer. The value must be exact, in the units of [`crate::mtdf`]: the future net gain
+//! answer. The value must be exact, in the units of [`crate::search`]: the future net gain
 //! of the side to move.
 
 use crate::board::Board;

@@ -1,12 +1,13 @@
-//! The retrograde solver for cyclic rules (`solver::cyclic`) against independent paths:
+//! The retrograde solver for cyclic rules (`solver::gen::cyclic`) against independent paths:
 //! a worked example, the acyclic generator and a memoised negamax on counter-clockwise
 //! rules, and a plain attractor computation on the explicit game graph for clockwise rules.
 
 use std::collections::HashMap;
 
 use solver::{
-    cyclic, retro, Board, Capture, Direction, EndRule, Game, Next, OppStore, Probe, Remaining,
-    RulesBuilder, Sowing,
+    gen::{self, cyclic},
+    Board, Capture, Direction, EndRule, Game, Next, OppStore, Probe, Remaining, RulesBuilder,
+    Sowing,
 };
 
 /// Every combination of the switches that change values, with the given direction.
@@ -132,7 +133,7 @@ fn equals_the_acyclic_generator_and_negamax_counter_clockwise() {
             let mut acyclic = solver::MemoryDb::new(pits);
             let mut memo = HashMap::new();
             for k in 0..=max_k {
-                let theirs = retro::build_level(&g, k, &acyclic, &|_| {}).unwrap();
+                let theirs = gen::build_level(&g, k, &acyclic, &|_| {}).unwrap();
                 let ours = db.level(k as usize);
                 assert_eq!(ours, &theirs[..], "{} level {k}", g.rules());
                 let ranker = db_format::Ranker::new(2 * pits, k).unwrap();

@@ -17,9 +17,9 @@ pub enum CliError {
     /// A move of the record cannot be played.
     #[error(transparent)]
     Record(#[from] RecordError),
-    /// A `kalah db` command failed (see [`crate::cmd_db::DbCmdError`]).
+    /// A `kalah db` command failed (see [`crate::cmd::db::DbCmdError`]).
     #[error(transparent)]
-    Db(#[from] crate::cmd_db::DbCmdError),
+    Db(#[from] crate::cmd::db::DbCmdError),
     /// The solver refused or failed (for example, rules it cannot search).
     #[error("{0}")]
     Solve(String),

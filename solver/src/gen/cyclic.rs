@@ -121,7 +121,7 @@ pub struct LevelStats {
 /// `0..seeds`, `lower.max_seeds() >= seeds - 1`); a [`MemoryDb`] holding them or the
 /// database files do. `progress` is called from the worker threads with the number of
 /// positions just scanned (in chunks; the sweeps that follow the scan report nothing).
-/// Same arguments as [`crate::retro::build_level`], which it equals on acyclic rules.
+/// Same arguments as [`crate::gen::build_level`], which it equals on acyclic rules.
 pub fn build_level_cyclic(
     game: &Game,
     seeds: u32,

@@ -34,7 +34,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::board::Board;
-use crate::retro::FastRank;
+use crate::gen::FastRank;
 use db_format::Ranker;
 
 /// The depth of a bound on the true (unlimited-depth) value.
@@ -140,7 +140,7 @@ const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
 /// The wide layout's view of a bucket: a sequence lock and two slots.
 ///
-/// Several search threads share a table (see [`crate::mtdf`]), and a wide entry spans
+/// Several search threads share a table (see [`crate::search`]), and a wide entry spans
 /// three words, so a reader could otherwise see half of one write and half of another. The
 /// lock makes every bucket read a consistent snapshot: a writer makes `version` (word 0)
 /// odd, writes, and makes it even again; a reader retries if `version` was odd or changed

@@ -11,10 +11,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::analysis::{self, DbOracle, MoveMargin, Oracle, Solution};
 use solver::dbfile::Database;
-use solver::mtdf::{Iteration, SolveError};
 use solver::pie::{self, PieAnalysis};
-use solver::tt::{Table, EXACT};
-use solver::{cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules, Solver};
+use solver::search::tt::{Table, EXACT};
+use solver::search::{Iteration, SolveError};
+use solver::{gen::cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules, Solver};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
 use crate::error::CliError;
@@ -35,7 +35,7 @@ const CYCLIC_PV_LIMIT: usize = 200;
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
     /// Transposition table size in MiB
-    #[arg(long, value_name = "MB", default_value_t = solver::tt::DEFAULT_MB)]
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB)]
     pub tt_mb: usize,
     /// Search threads, all cores by default: the search splits its larger nodes' moves
     /// between them, all sharing one table (for the pie rule's and each move's search too)
@@ -49,7 +49,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "DIR")]
     pub db: Option<PathBuf>,
     /// Deepest depth-limited iteration before the exact search
-    #[arg(long, value_name = "D", default_value_t = solver::mtdf::DEFAULT_ID_DEPTH)]
+    #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
     pub max_depth: u8,
     /// Endgame table built in memory before the search: the value of every board with up
     /// to K seeds. auto: half the seeds in play less 6, within 2 Gi boards (at most 25
@@ -208,7 +208,7 @@ fn backing(
     let game = Game::new(rules);
     let db = match &search.db {
         Some(dir) => {
-            let db = Database::open(dir, &rules).map_err(crate::cmd_db::DbCmdError::from)?;
+            let db = Database::open(dir, &rules).map_err(crate::cmd::db::DbCmdError::from)?;
             if db.levels() == 0 {
                 return Err(CliError::NoDatabase {
                     dir: dir.clone(),
@@ -280,7 +280,9 @@ pub fn endgame_table(
     let level = match arg {
         EndgameArg::Off => None,
         EndgameArg::Auto if have_db => None,
-        EndgameArg::Auto => Endgame::level_for(game.pits(), seeds, solver::endgame::DEFAULT_BOARDS),
+        EndgameArg::Auto => {
+            Endgame::level_for(game.pits(), seeds, solver::search::endgame::DEFAULT_BOARDS)
+        }
         EndgameArg::Level(k) => match Endgame::boards(game.pits(), k) {
             Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
             _ => {
@@ -321,7 +323,7 @@ pub fn transposition_table(
     if rules.can_cycle() {
         return Ok(None);
     }
-    let tt_mb = solver::tt::sized_for(rules.pits(), seeds, max_mb);
+    let tt_mb = solver::search::tt::sized_for(rules.pits(), seeds, max_mb);
     Table::for_boards(tt_mb, rules.pits(), seeds)
         .map(Some)
         .map_err(|e| CliError::Solve(SolveError::Table(tt_mb, e.to_string()).to_string()))

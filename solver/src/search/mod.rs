@@ -31,7 +31,7 @@
 //! Bounds: a side cannot gain more than the seeds left, so a move whose gain plus the
 //! seeds still in play cannot reach `beta` is not searched. Boards with few seeds are not
 //! searched at all: they are read from the search's own endgame table
-//! ([`crate::endgame`]) or, above it, from a database ([`Probe`]).
+//! ([`crate::search::endgame`]) or, above it, from a database ([`Probe`]).
 //!
 //! # Threads
 //!
@@ -42,15 +42,18 @@
 //! finished; nothing unfinished is ever stored or returned, so the value is exactly the
 //! serial search's.
 
+pub mod endgame;
+pub mod tt;
+
 use crate::board::Board;
-use crate::endgame::Endgame;
 use crate::game::{Game, Next, Step};
 use crate::probe::Probe;
+use crate::search::endgame::Endgame;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::tt::{self, Table, EXACT, NO_MOVE};
+use tt::{Table, EXACT, NO_MOVE};
 
 /// The largest depth-limited iteration before the exact search.
 pub const MAX_ID_DEPTH: u8 = 16;

@@ -1,6 +1,6 @@
 //! `kalah db`: build, merge, inspect, verify and probe endgame databases.
 //!
-//! The generator is [`solver::retro`], the directory and shard files are
+//! The generator is [`solver::gen`], the directory and shard files are
 //! [`solver::dbfile`], the level files are the `db-format` crate; this module adds the
 //! command line, progress bars, the memory check and the verifier's sampling.
 
@@ -12,9 +12,9 @@ use clap::{Args, Subcommand};
 use db_format::{file_name, level_size, DbError, LevelFile, Ranker};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
-use solver::cyclic::build_level_cyclic;
 use solver::dbfile::{merge_shards, rules_from_key, write_shard, Database, ShardSpec};
-use solver::retro::{build_level_from_values, build_range, rederive, RetroError};
+use solver::gen::cyclic::build_level_cyclic;
+use solver::gen::{build_level_from_values, build_range, rederive, RetroError};
 use solver::{Board, Game, Probe};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
@@ -165,7 +165,7 @@ pub enum DbCmdError {
     },
     /// A level of clockwise rules could not be generated.
     #[error(transparent)]
-    Cyclic(#[from] solver::cyclic::CyclicError),
+    Cyclic(#[from] solver::gen::cyclic::CyclicError),
     /// `--shard` with rules whose play can cycle.
     #[error(
         "--shard needs counter-clockwise rules: the retrograde solver of clockwise rules \

@@ -80,6 +80,8 @@
 //! boards the slice depends on (a memoised depth-first evaluation). Values are
 //! schedule-independent, so slices joined end to end equal the whole level byte for byte.
 
+pub mod cyclic;
+
 use std::ops::Range;
 use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
 
@@ -320,7 +322,7 @@ pub fn rederive(game: &Game, board: &Board, db: &dyn Probe) -> Option<i32> {
 /// the `t` seeds, and cells `0..i-1` empty.
 ///
 /// ```
-/// use solver::retro::next_in_rank_order;
+/// use solver::gen::next_in_rank_order;
 /// let mut c = [1, 0, 0, 1];
 /// assert!(next_in_rank_order(&mut c));
 /// assert_eq!(c, [0, 0, 2, 0]); // rank 3 → rank 4 of FORMAT.md's table

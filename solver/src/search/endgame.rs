@@ -1,5 +1,5 @@
 //! The search's own endgame table: the exact value of every board with at most `K` seeds,
-//! built in memory by retrograde analysis ([`crate::retro`]) just before a search starts.
+//! built in memory by retrograde analysis ([`crate::gen`]) just before a search starts.
 //!
 //! # Why
 //!
@@ -26,8 +26,8 @@ use db_format::Ranker;
 
 use crate::board::Board;
 use crate::game::Game;
+use crate::gen::{self, FastRank, RetroError};
 use crate::probe::Probe;
-use crate::retro::{self, FastRank, RetroError};
 
 /// The default size limit of an endgame table, in boards (and bytes): 2 Gi, room for the
 /// 25-seed table of a 6-pit game (1.85 billion boards, about 130 s to build on two cores),
@@ -54,7 +54,7 @@ impl Endgame {
         let mut levels: Vec<Vec<i8>> = Vec::with_capacity(max as usize + 1);
         for k in 0..=max {
             let lower: Vec<&[i8]> = levels.iter().map(Vec::as_slice).collect();
-            let level = retro::build_level_from_values(game, k, &lower, &|_| {})?;
+            let level = gen::build_level_from_values(game, k, &lower, &|_| {})?;
             progress(k, level.len() as u64);
             levels.push(level);
         }
@@ -170,7 +170,7 @@ mod tests {
         let mut db = MemoryDb::new(3);
         for k in 0..=6 {
             let lower: Vec<&[i8]> = (0..k).map(|j| db.level(j as usize)).collect();
-            let level = retro::build_level_from_values(&game, k, &lower, &|_| {}).unwrap();
+            let level = gen::build_level_from_values(&game, k, &lower, &|_| {}).unwrap();
             db.push(level).unwrap();
         }
         for k in 0..=6u32 {

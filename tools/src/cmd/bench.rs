@@ -133,7 +133,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "MB", default_value_t = 256)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
-    #[arg(long, value_name = "D", default_value_t = solver::mtdf::DEFAULT_ID_DEPTH)]
+    #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
     pub max_depth: u8,
     /// Only the positions whose names contain this text
     #[arg(long, value_name = "TEXT")]

@@ -13,18 +13,18 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::dbfile::Database;
-use solver::mtdf::SolveError;
+use solver::search::SolveError;
 use solver::{analysis, Capture, EndRule, Game, Position, Rules, RulesBuilder, Solver};
 
-use crate::cmd_bench::emit;
-use crate::cmd_db::DbCmdError;
-use crate::cmd_solve::{
+use crate::cmd::bench::emit;
+use crate::cmd::db::DbCmdError;
+use crate::cmd::solve::{
     all_cores, endgame_table, parse_endgame, parse_threads, transposition_table, EndgameArg,
 };
 use crate::error::CliError;
 
 /// The published cases, `pits seeds capture value cost` a line.
-const PUBLISHED: &str = include_str!("../data/published.txt");
+const PUBLISHED: &str = include_str!("../../data/published.txt");
 
 /// How long a case takes on the reference machine (see the data file's header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -138,10 +138,10 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub list: bool,
     /// Transposition table size in MiB (a fresh table for each case)
-    #[arg(long, value_name = "MB", default_value_t = solver::tt::DEFAULT_MB)]
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
-    #[arg(long, value_name = "D", default_value_t = solver::mtdf::DEFAULT_ID_DEPTH)]
+    #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
     pub max_depth: u8,
     /// Search threads, all cores by default (as in `kalah solve`)
     #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
@@ -225,7 +225,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     let pos = Position::start(&rules);
     let solution = analysis::solve(&mut solver, &pos, a.max_depth, |it| {
         if let Some(bar) = bar {
-            let depth = if it.depth == solver::tt::EXACT {
+            let depth = if it.depth == solver::search::tt::EXACT {
                 "exact".to_string()
             } else {
                 format!("depth {}", it.depth)

@@ -1,0 +1,8 @@
+//! The subcommands, one module each, each with a `run` function returning
+//! [`crate::error::CliError`].
+
+pub mod bench;
+pub mod db;
+pub mod play;
+pub mod solve;
+pub mod verify;
