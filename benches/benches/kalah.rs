@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use db_format::Ranker;
-use solver::gen::build_level;
+use solver::gen::{build_level, Lower};
 use solver::notation::play_record;
 use solver::{Board, Capture, Game, MemoryDb, Position, RulesBuilder, Solver};
 
@@ -96,12 +96,14 @@ fn database(c: &mut Criterion) {
     let game = game(6, 4, Capture::Standard);
     let mut lower = MemoryDb::new(6);
     for k in 0..8 {
-        let level = build_level(&game, k, &lower, &|_| {}).expect("level builds");
+        let level =
+            build_level(&game, k, Lower::Probe(&lower), None, &|_| {}).expect("level builds");
         lower.push(level).expect("level fits");
     }
     g.bench_function("build-level-6x-k8", |b| {
         b.iter(|| {
-            let level = build_level(&game, 8, &lower, &|_| {}).expect("level builds");
+            let level =
+                build_level(&game, 8, Lower::Probe(&lower), None, &|_| {}).expect("level builds");
             assert_eq!(level.len(), 75_582);
             level
         })
@@ -113,7 +115,7 @@ fn database(c: &mut Criterion) {
 fn solve(game: &Game, pos: &Position, expected: i32) -> u64 {
     let mut solver = Solver::new(game, 16).expect("counter-clockwise rules");
     let v = solver.value(&pos.board());
-    assert_eq!(pos.store_margin() + pos.to_move.sign() * v, expected);
+    assert_eq!(solver::score::margin(pos, v), expected);
     solver.nodes
 }
 

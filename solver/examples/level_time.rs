@@ -7,7 +7,8 @@
 
 use std::time::Instant;
 
-use solver::{gen, Game, Rules};
+use solver::gen::{self, Lower};
+use solver::{Game, Rules};
 
 fn main() {
     let arg = |i: usize| std::env::args().nth(i);
@@ -22,7 +23,7 @@ fn main() {
         .expect("a thread pool");
     let build = |levels: &[Vec<i8>], j: u32| {
         let lower: Vec<&[i8]> = levels.iter().map(Vec::as_slice).collect();
-        pool.install(|| gen::build_level_from_values(&game, j, &lower, &|_| {}))
+        pool.install(|| gen::build_level(&game, j, Lower::Values(&lower), None, &|_| {}))
             .expect("the levels below are all there")
     };
     let mut levels: Vec<Vec<i8>> = Vec::new();

@@ -10,6 +10,7 @@ use crate::game::{Game, Next, Step};
 use crate::notation::MoveText;
 use crate::position::{Position, Side};
 use crate::probe::Probe;
+use crate::score;
 use crate::search::{Iteration, Solver, Test};
 
 /// The solution of a position.
@@ -43,10 +44,9 @@ impl Bound {
     /// The bound on the final margin that `test` of the root of `pos` proved. A bound on
     /// the side to move's future gain is one on the margin, reversed when North moves.
     pub fn of(pos: &Position, test: &Test) -> Bound {
-        let sign = pos.to_move.sign();
         Bound {
-            at_least: test.is_lower() == (sign > 0),
-            margin: pos.store_margin() + sign * test.result,
+            at_least: test.is_lower() == (pos.to_move.sign() > 0),
+            margin: score::margin(pos, test.result),
             nodes: test.nodes,
         }
     }
@@ -182,7 +182,7 @@ pub fn solve_by_oracle(oracle: &mut dyn Oracle, pos: &Position, limit: usize) ->
         oracle.principal_variation(&board, value, limit),
     );
     Solution {
-        margin: pos.store_margin() + pos.to_move.sign() * value,
+        margin: score::margin(pos, value),
         value,
         pv,
         iterations: Vec::new(),
@@ -207,7 +207,7 @@ pub fn solve(
     let proof = solver.tests.iter().map(|t| Bound::of(pos, t)).collect();
     let pv = notate(pos.to_move, solver.principal_variation(&board, value));
     Solution {
-        margin: pos.store_margin() + pos.to_move.sign() * value,
+        margin: score::margin(pos, value),
         value,
         pv,
         iterations,
@@ -226,19 +226,19 @@ pub fn move_margins(
     if pos.is_over(solver.game()) {
         return Vec::new();
     }
-    let sign = pos.to_move.sign();
     let steps: Vec<(usize, Step)> = solver.game().steps(&pos.board()).collect();
     let mut out: Vec<MoveMargin> = steps
         .into_iter()
         .map(|(pit, step)| {
             let m = MoveMargin {
                 text: MoveText::annotated(pos.to_move, pit, &step),
-                margin: pos.store_margin() + sign * solver.move_value(&step),
+                margin: score::margin(pos, solver.move_value(&step)),
             };
             solved(&m);
             m
         })
         .collect();
+    let sign = pos.to_move.sign();
     out.sort_by_key(|m| (-sign * m.margin, m.text.pit));
     out
 }

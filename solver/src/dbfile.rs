@@ -458,7 +458,7 @@ pub fn parse_shard_name(name: &str) -> Option<(&str, ShardSpec)> {
 mod tests {
     use super::*;
     use crate::game::Game;
-    use crate::gen::{build_level, build_range};
+    use crate::gen::{build_level, Lower};
     use crate::Solver;
 
     /// Builds levels `0..=max_k` of `rules` into `dir` as files.
@@ -466,7 +466,7 @@ mod tests {
         let game = Game::new(*rules);
         for k in 0..=max_k {
             let lower = Database::open_up_to(dir, rules, k.saturating_sub(1)).unwrap();
-            let v = build_level(&game, k, &lower, &|_| {}).unwrap();
+            let v = build_level(&game, k, Lower::Probe(&lower), None, &|_| {}).unwrap();
             db_format::write_level(dir, &rules.db_key(), k, &v).unwrap();
         }
     }
@@ -535,7 +535,14 @@ mod tests {
         let count = Ranker::new(8, 8).unwrap().count();
         for index in 0..5 {
             let spec = ShardSpec { index, count: 5 };
-            let v = build_range(&game, 8, &lower, spec.ranks(count), &|_| {}).unwrap();
+            let v = build_level(
+                &game,
+                8,
+                Lower::Probe(&lower),
+                Some(spec.ranks(count)),
+                &|_| {},
+            )
+            .unwrap();
             write_shard(dir.path(), &key, 8, spec, &v).unwrap();
         }
         let out = merge_shards(dir.path(), false).unwrap();

@@ -12,7 +12,7 @@
 //!   rules that can cycle); [`dbfile`]: the database directory on disk;
 //! - [`search`]: the exact search (MTD(f)), its transposition table and endgame table;
 //! - over them: [`verify`] (re-deriving database entries), [`analysis`] (solutions in
-//!   final margins), [`pie`] (the pie rule) and [`engine`] (which value source a rules
+//!   final margins), [`pie`] (the pie rule) and `engine` (which value source a rules
 //!   set gets).
 
 pub mod analysis;
@@ -25,9 +25,12 @@ pub mod notation;
 pub mod pie;
 pub mod position;
 pub mod probe;
+pub mod rank;
 pub mod rules;
+pub mod score;
 pub mod search;
 pub mod sow;
+pub mod verify;
 
 pub use board::Board;
 pub use game::{Game, Next, Step};

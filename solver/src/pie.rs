@@ -10,6 +10,7 @@ use crate::analysis::Oracle;
 use crate::game::Next;
 use crate::notation::MoveText;
 use crate::position::Position;
+use crate::score;
 
 /// One whole first turn and what it is worth.
 #[derive(Clone, Debug)]
@@ -71,7 +72,7 @@ pub fn analyse(
         .into_iter()
         .map(|(moves, after)| {
             let v = solver.value(&after.board());
-            let margin = after.store_margin() + after.to_move.sign() * v;
+            let margin = score::margin(&after, v);
             let opener_margin = opener.sign() * margin;
             let turn = PieTurn {
                 moves,

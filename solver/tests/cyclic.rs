@@ -2,36 +2,19 @@
 //! a worked example, the acyclic generator and a memoised negamax on counter-clockwise
 //! rules, and a plain attractor computation on the explicit game graph for clockwise rules.
 
+mod support;
+
 use std::collections::HashMap;
 
-use solver::{
-    gen::{self, cyclic},
-    Board, Capture, Direction, EndRule, Game, Next, OppStore, Probe, Remaining, RulesBuilder,
-    Sowing,
-};
+use solver::gen::{self, cyclic, Lower};
+use solver::{Board, Capture, Direction, EndRule, Game, Next, Probe, RulesBuilder};
 
 /// Every combination of the switches that change values, with the given direction.
 fn all_rules(pits: usize, seeds: usize, direction: Direction) -> Vec<Game> {
-    let mut out = Vec::new();
-    for capture in [Capture::Standard, Capture::Empty, Capture::None] {
-        for sowing in [Sowing::Single, Sowing::Relay] {
-            for opp_store in [OppStore::Skip, OppStore::Sow] {
-                for end in [EndRule::Either, EndRule::Mover] {
-                    for remaining in [Remaining::Owner, Remaining::Emptier, Remaining::Discard] {
-                        let mut r = RulesBuilder::new(pits, seeds);
-                        r.capture = Some(capture);
-                        r.sowing = sowing;
-                        r.direction = direction;
-                        r.opp_store = opp_store;
-                        r.end = end;
-                        r.remaining = remaining;
-                        out.push(Game::new(r.build().unwrap()));
-                    }
-                }
-            }
-        }
-    }
-    out
+    support::rules_with(pits, seeds, direction)
+        .into_iter()
+        .map(Game::new)
+        .collect()
 }
 
 fn board(cells: &[u8]) -> Board {
@@ -94,33 +77,6 @@ fn hand_built_cycles() {
     assert_eq!(db.value(&board(&[1, 1])), Some(-2));
 }
 
-/// Plain memoised negamax over `Game::play` (counter-clockwise play is acyclic).
-fn negamax(g: &Game, b: &Board, memo: &mut HashMap<Board, i32>) -> i32 {
-    if let Some(v) = memo.get(b) {
-        return *v;
-    }
-    let v = match g.terminal_value(b) {
-        Some(v) => v,
-        None => {
-            let steps: Vec<_> = g.steps(b).map(|(_, s)| s).collect();
-            steps
-                .iter()
-                .map(|s| {
-                    let child = if s.next == Next::Over {
-                        0
-                    } else {
-                        negamax(g, &s.board, memo)
-                    };
-                    s.value_through(child)
-                })
-                .max()
-                .unwrap()
-        }
-    };
-    memo.insert(*b, v);
-    v
-}
-
 /// Counter-clockwise, where both apply: every level the cyclic solver builds equals the
 /// acyclic generator's (`retro::build_level`) and a memoised negamax on every board, and
 /// the level files written from both are byte-identical.
@@ -133,7 +89,8 @@ fn equals_the_acyclic_generator_and_negamax_counter_clockwise() {
             let mut acyclic = solver::MemoryDb::new(pits);
             let mut memo = HashMap::new();
             for k in 0..=max_k {
-                let theirs = gen::build_level(&g, k, &acyclic, &|_| {}).unwrap();
+                let theirs =
+                    gen::build_level(&g, k, Lower::Probe(&acyclic), None, &|_| {}).unwrap();
                 let ours = db.level(k as usize);
                 assert_eq!(ours, &theirs[..], "{} level {k}", g.rules());
                 let ranker = db_format::Ranker::new(2 * pits, k).unwrap();
@@ -141,7 +98,12 @@ fn equals_the_acyclic_generator_and_negamax_counter_clockwise() {
                 for (rank, &v) in ours.iter().enumerate() {
                     ranker.unrank(rank as u64, &mut cells);
                     let b = board(&cells);
-                    assert_eq!(v as i32, negamax(&g, &b, &mut memo), "{} {b:?}", g.rules());
+                    assert_eq!(
+                        v as i32,
+                        support::reference(&g, &b, &mut memo),
+                        "{} {b:?}",
+                        g.rules()
+                    );
                 }
                 acyclic.push(theirs.clone()).unwrap();
                 if k == max_k {

@@ -40,39 +40,18 @@
 //! position. Playing pit i in a position and in its mirror must give the same annotated
 //! move with the other row letter, and mirrored positions.
 
-use proptest::prelude::*;
-use solver::{
-    Capture, Direction, EndRule, Game, MoveText, Next, OppStore, Position, Remaining, Rules,
-    RulesBuilder, Side, Sowing,
-};
+mod support;
 
-const CAPTURES: [Capture; 3] = [Capture::Standard, Capture::Empty, Capture::None];
-const SOWINGS: [Sowing; 2] = [Sowing::Single, Sowing::Relay];
-const DIRECTIONS: [Direction; 2] = [Direction::Ccw, Direction::Cw];
-const OPP_STORES: [OppStore; 2] = [OppStore::Skip, OppStore::Sow];
-const ENDS: [EndRule; 2] = [EndRule::Either, EndRule::Mover];
-const REMAININGS: [Remaining; 3] = [Remaining::Owner, Remaining::Emptier, Remaining::Discard];
-/// Rule combinations: 3·2·2·2·2·3.
+use proptest::prelude::*;
+use solver::{Direction, Game, MoveText, Next, Position, Remaining, Rules, Side};
+
 const COMBINATIONS: usize = 144;
 /// Moves a clockwise game may run before it is cut off (clockwise play can cycle).
 const CW_CAP: usize = 2_000;
 
-/// The rule combination number `combo` (0..144) on Kalah(m, n).
+/// The rule combination number `combo` (0..144) on Kalah(m, n) (see [`support::every_rules`]).
 fn rules(combo: usize, m: usize, n: usize) -> Rules {
-    let mut c = combo;
-    let mut pick = |k: usize| {
-        let i = c % k;
-        c /= k;
-        i
-    };
-    let mut b = RulesBuilder::new(m, n);
-    b.capture = Some(CAPTURES[pick(3)]);
-    b.sowing = SOWINGS[pick(2)];
-    b.direction = DIRECTIONS[pick(2)];
-    b.opp_store = OPP_STORES[pick(2)];
-    b.end = ENDS[pick(2)];
-    b.remaining = REMAININGS[pick(3)];
-    b.build().unwrap()
+    support::every_rules(m, n)[combo]
 }
 
 /// SplitMix64: a small deterministic generator for the move choices.

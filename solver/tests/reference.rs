@@ -1,60 +1,14 @@
 //! The fast solver against a plain, obviously correct reference: memoised negamax over
 //! the rules engine, no pruning, no bounds, no ordering.
 
+mod support;
+
 use std::collections::HashMap;
 
 use proptest::prelude::*;
 use solver::analysis::Oracle;
-use solver::rules::Switch;
-use solver::{
-    Board, Capture, Direction, EndRule, Endgame, Game, Next, OppStore, Remaining, Rules,
-    RulesBuilder, Solver, Sowing,
-};
-
-/// The value (future net gain for the side to move) of `board` by exhaustive search.
-fn reference(game: &Game, board: &Board, memo: &mut HashMap<Board, i32>) -> i32 {
-    if let Some(v) = game.terminal_value(board) {
-        return v;
-    }
-    if let Some(&v) = memo.get(board) {
-        return v;
-    }
-    let steps: Vec<_> = game.steps(board).collect();
-    let v = steps
-        .iter()
-        .map(|(_, step)| match step.next {
-            Next::Over => step.gain(),
-            Next::Same => step.gain() + reference(game, &step.board, memo),
-            Next::Other => step.gain() - reference(game, &step.board, memo),
-        })
-        .max()
-        .expect("a non-terminal board has a move");
-    memo.insert(*board, v);
-    v
-}
-
-/// Every counter-clockwise rule set (the ones the search accepts) for a board size.
-fn acyclic_rules(pits: usize, seeds: usize) -> Vec<Rules> {
-    let mut out = Vec::new();
-    for &(_, capture) in Capture::VALUES {
-        for &(_, sowing) in Sowing::VALUES {
-            for &(_, opp_store) in OppStore::VALUES {
-                for &(_, end) in EndRule::VALUES {
-                    for &(_, remaining) in Remaining::VALUES {
-                        let mut b = RulesBuilder::new(pits, seeds);
-                        b.capture = Some(capture);
-                        b.sowing = sowing;
-                        b.opp_store = opp_store;
-                        b.end = end;
-                        b.remaining = remaining;
-                        out.push(b.build().unwrap());
-                    }
-                }
-            }
-        }
-    }
-    out
-}
+use solver::{Board, Direction, Endgame, Game, Next, RulesBuilder, Solver};
+use support::{acyclic_rules, reference};
 
 #[test]
 fn agrees_with_the_reference_on_every_small_board_and_switch() {

@@ -64,7 +64,7 @@ pub fn status(game: &Game, pos: &Position) -> String {
 /// finished position are swept; `None` while play goes on.
 pub fn final_margin(game: &Game, pos: &Position) -> Option<i32> {
     game.terminal_value(&pos.board())
-        .map(|v| pos.store_margin() + pos.to_move.sign() * v)
+        .map(|v| solver::score::margin(pos, v))
 }
 
 #[cfg(test)]

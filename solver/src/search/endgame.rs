@@ -26,8 +26,9 @@ use db_format::Ranker;
 
 use crate::board::Board;
 use crate::game::Game;
-use crate::gen::{self, FastRank, RetroError};
+use crate::gen::{self, GenError, Lower};
 use crate::probe::Probe;
+use crate::rank::FastRank;
 
 /// The default size limit of an endgame table, in boards (and bytes): 2 Gi, room for the
 /// 25-seed table of a 6-pit game (1.85 billion boards, about 130 s to build on two cores),
@@ -49,12 +50,12 @@ impl Endgame {
         game: &Game,
         max: u32,
         mut progress: impl FnMut(u32, u64),
-    ) -> Result<Endgame, RetroError> {
+    ) -> Result<Endgame, GenError> {
         let cells = 2 * game.pits();
         let mut levels: Vec<Vec<i8>> = Vec::with_capacity(max as usize + 1);
         for k in 0..=max {
             let lower: Vec<&[i8]> = levels.iter().map(Vec::as_slice).collect();
-            let level = gen::build_level_from_values(game, k, &lower, &|_| {})?;
+            let level = gen::build_level(game, k, Lower::Values(&lower), None, &|_| {})?;
             progress(k, level.len() as u64);
             levels.push(level);
         }
@@ -170,7 +171,7 @@ mod tests {
         let mut db = MemoryDb::new(3);
         for k in 0..=6 {
             let lower: Vec<&[i8]> = (0..k).map(|j| db.level(j as usize)).collect();
-            let level = gen::build_level_from_values(&game, k, &lower, &|_| {}).unwrap();
+            let level = gen::build_level(&game, k, Lower::Values(&lower), None, &|_| {}).unwrap();
             db.push(level).unwrap();
         }
         for k in 0..=6u32 {

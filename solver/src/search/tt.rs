@@ -34,7 +34,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::board::Board;
-use crate::gen::FastRank;
+use crate::rank::FastRank;
 use db_format::Ranker;
 
 /// The depth of a bound on the true (unlimited-depth) value.

@@ -14,7 +14,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use solver::dbfile::{merge_shards, rules_from_key, write_shard, Database, ShardSpec};
 use solver::gen::cyclic::build_level_cyclic;
-use solver::gen::{build_level_from_values, build_range, rederive, RetroError};
+use solver::gen::{build_level, GenError, Lower};
+use solver::verify::rederive;
 use solver::{Board, Game, Probe};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
@@ -118,7 +119,7 @@ pub enum DbCmdError {
     Db(#[from] DbError),
     /// A level could not be generated.
     #[error(transparent)]
-    Retro(#[from] RetroError),
+    Retro(#[from] GenError),
     /// The build would not fit in memory.
     #[error(
         "level {k} needs {need} MiB of memory but only {avail} MiB are available \
@@ -277,7 +278,11 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         let values = pool.install(|| -> Result<Vec<i8>, DbCmdError> {
             Ok(match a.shard {
                 Some(_) if rules.can_cycle() => return Err(DbCmdError::ShardCyclic),
-                Some(_) => build_range(&game, k, &lower, ranks.clone(), &|n| bar.inc(n))?,
+                Some(_) => {
+                    build_level(&game, k, Lower::Probe(&lower), Some(ranks.clone()), &|n| {
+                        bar.inc(n)
+                    })?
+                }
                 // Clockwise play can repeat positions: the retrograde solver.
                 None if rules.can_cycle() => build_level_cyclic(&game, k, &lower, &|n| bar.inc(n))?,
                 // Counter-clockwise: straight from the lower levels' mapped values.
@@ -285,7 +290,7 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
                     let values: Vec<&[i8]> = (0..k)
                         .filter_map(|j| lower.level(j).map(|f| f.values()))
                         .collect();
-                    build_level_from_values(&game, k, &values, &|n| bar.inc(n))?
+                    build_level(&game, k, Lower::Values(&values), None, &|n| bar.inc(n))?
                 }
             })
         })?;
@@ -508,7 +513,7 @@ fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
             dir: a.db.display().to_string(),
         })?;
     let side = pos.to_move;
-    let margin = pos.store_margin() + side.sign() * value;
+    let margin = solver::score::margin(&pos, value);
     let mut out = std::io::stdout().lock();
     writeln!(out, "position: {pos}")?;
     writeln!(

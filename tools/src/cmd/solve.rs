@@ -379,7 +379,7 @@ fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: 
     progress.line(&format!(
         "{:>8}: margin {:>4}  nodes {:>13}  tests {:>2}  {:>8.2}s",
         depth_name(it.depth),
-        signed(pos.store_margin() + pos.to_move.sign() * it.value),
+        signed(solver::score::margin(pos, it.value)),
         it.nodes,
         it.tests,
         secs
@@ -395,11 +395,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let back = backing(rules, &pos, &a.search, &progress)?;
     // The guess is a final margin; the search's is the side to move's future gain (any
     // integer: the search clamps it to the seeds in play).
-    let guess = args.guess.map(|m| {
-        pos.to_move
-            .sign()
-            .saturating_mul(m.saturating_sub(pos.store_margin()))
-    });
+    let guess = args.guess.map(|m| solver::score::gain(&pos, m));
     let mut engine = engine(&back, &a.search, table, guess)?;
     let start = Instant::now();
     let solution: Solution = match &mut engine {
