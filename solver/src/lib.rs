@@ -12,12 +12,13 @@
 //!   rules that can cycle); [`dbfile`]: the database directory on disk;
 //! - [`search`]: the exact search (MTD(f)), its transposition table and endgame table;
 //! - over them: [`verify`] (re-deriving database entries), [`analysis`] (solutions in
-//!   final margins), [`pie`] (the pie rule) and `engine` (which value source a rules
+//!   final margins), [`pie`] (the pie rule) and [`engine`] (which value source a rules
 //!   set gets).
 
 pub mod analysis;
 pub mod board;
 pub mod dbfile;
+pub mod engine;
 pub mod game;
 pub mod gen;
 pub mod memory;
@@ -33,6 +34,7 @@ pub mod sow;
 pub mod verify;
 
 pub use board::Board;
+pub use engine::{Engine, Method};
 pub use game::{Game, Next, Step};
 pub use notation::{MoveText, Played, RecordError};
 pub use position::{Position, PositionError, Side};

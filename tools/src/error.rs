@@ -3,7 +3,9 @@
 //! Each variant wraps the library error that says what went wrong; [`CliError::exit_code`]
 //! tells bad input (exit status 2) from other failures (1).
 
-use solver::{PositionError, RecordError, RulesError};
+use solver::gen::cyclic::CyclicError;
+use solver::gen::GenError;
+use solver::{PositionError, RecordError, RulesError, SolveError};
 
 /// Why a subcommand failed.
 #[derive(Debug, thiserror::Error)]
@@ -20,9 +22,33 @@ pub enum CliError {
     /// A `kalah db` command failed (see [`crate::cmd::db::DbCmdError`]).
     #[error(transparent)]
     Db(#[from] crate::cmd::db::DbCmdError),
-    /// The solver refused or failed (for example, rules it cannot search).
-    #[error("{0}")]
-    Solve(String),
+    /// The search refused (for example, rules it cannot search) or found no table.
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    /// The endgame table could not be built.
+    #[error(transparent)]
+    Gen(#[from] GenError),
+    /// The retrograde analysis of rules that can cycle failed.
+    #[error(transparent)]
+    Cyclic(#[from] CyclicError),
+    /// A line of a published-values file is not understood.
+    #[error("{what}, line {line}: {why}")]
+    Data {
+        /// The file (or the built-in list).
+        what: String,
+        /// Its line, from 1.
+        line: usize,
+        /// What is wrong there.
+        why: String,
+    },
+    /// `kalah verify --cases` names a case that is not in the list.
+    #[error("no published case '{name}'; the cases are {known}")]
+    UnknownCase {
+        /// The name asked for.
+        name: String,
+        /// The cases there are, comma-separated.
+        known: String,
+    },
     /// A computed value differs from the published or expected one (`kalah verify`,
     /// `kalah bench`).
     #[error("{0}")]
@@ -51,7 +77,14 @@ impl CliError {
             | CliError::Record(_)
             | CliError::NoDatabase { .. }
             | CliError::BadOption(_) => 2,
-            CliError::Io(_) | CliError::Db(_) | CliError::Solve(_) | CliError::Mismatch(_) => 1,
+            CliError::Io(_)
+            | CliError::Db(_)
+            | CliError::Solve(_)
+            | CliError::Gen(_)
+            | CliError::Cyclic(_)
+            | CliError::Data { .. }
+            | CliError::UnknownCase { .. }
+            | CliError::Mismatch(_) => 1,
         }
     }
 }

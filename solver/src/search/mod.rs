@@ -686,4 +686,7 @@ pub enum SolveError {
     Cyclic,
     #[error("cannot allocate a transposition table of {0} MiB: {1}")]
     Table(usize, String),
+    /// A search was asked for without its transposition table.
+    #[error("no transposition table was allocated for the search")]
+    NoTable,
 }

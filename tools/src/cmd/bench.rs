@@ -214,7 +214,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
             bar.set_message(b.name);
         }
         let (game, pos) = position(b)?;
-        let mut solver = Solver::new(&game, a.tt_mb).map_err(|e| CliError::Solve(e.to_string()))?;
+        let mut solver = Solver::new(&game, a.tt_mb)?;
         let start = Instant::now();
         let solution = analysis::solve(&mut solver, &pos, a.max_depth, |_| {});
         let seconds = start.elapsed().as_secs_f64();

@@ -9,12 +9,14 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
-use solver::analysis::{self, DbOracle, MoveMargin, Oracle, Solution};
+use solver::analysis::{self, MoveMargin, Solution};
 use solver::dbfile::Database;
+pub use solver::engine::transposition_table;
+use solver::engine::{Engine, Method, Settings, Sources};
 use solver::pie::{self, PieAnalysis};
 use solver::search::tt::{Table, EXACT};
-use solver::search::{Iteration, SolveError};
-use solver::{gen::cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules, Solver};
+use solver::search::Iteration;
+use solver::{gen::cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
 use crate::error::CliError;
@@ -171,22 +173,6 @@ impl Progress {
     }
 }
 
-/// How a position gets its values: the search (optionally probing a database), or for
-/// rules that can cycle a database built in memory by retrograde analysis.
-enum Engine<'a> {
-    Search(Box<Solver<'a>>),
-    Retro(DbOracle<'a>),
-}
-
-impl Engine<'_> {
-    fn oracle(&mut self) -> &mut dyn Oracle {
-        match self {
-            Engine::Search(s) => &mut **s,
-            Engine::Retro(o) => o,
-        }
-    }
-}
-
 /// Resources that must outlive the engine.
 struct Backing {
     game: Game,
@@ -224,7 +210,7 @@ fn backing(
         }
         None => None,
     };
-    let memory = if rules.can_cycle() {
+    let memory = if Method::for_rules(&rules) == Method::Cyclic {
         let seeds = pos.board_seeds();
         progress.line(&format!(
             "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} seeds"
@@ -232,8 +218,7 @@ fn backing(
         let t = Instant::now();
         let mem = cyclic::solve_in_memory(&game, &pos.board(), |k, n| {
             progress.message(&format!("retrograde level {k}/{seeds}: {n} boards"));
-        })
-        .map_err(|e| CliError::Solve(e.to_string()))?;
+        })?;
         progress.line(&format!(
             "retrograde analysis done in {:.2}s",
             t.elapsed().as_secs_f64()
@@ -273,7 +258,7 @@ pub fn endgame_table(
     have_db: bool,
     progress: impl Fn(&str, bool),
 ) -> Result<Option<Endgame>, CliError> {
-    if game.rules().can_cycle() {
+    if Method::for_rules(game.rules()) == Method::Cyclic {
         // The retrograde analysis holds every level already.
         return Ok(None);
     }
@@ -299,8 +284,7 @@ pub fn endgame_table(
     let t = Instant::now();
     let table = Endgame::build(game, k, |j, _| {
         progress(&format!("endgame table: level {j}/{k}"), false);
-    })
-    .map_err(|e| CliError::Solve(e.to_string()))?;
+    })?;
     progress(
         &format!(
             "endgame table: boards with up to {k} seeds ({} boards) in {:.2}s",
@@ -312,54 +296,26 @@ pub fn endgame_table(
     Ok(Some(table))
 }
 
-/// The transposition table of a search of `rules` from a board of `seeds` seeds, or none
-/// where the rules need no search (they can cycle). Allocated before the endgame table's
-/// build, so that its memory is faulted in during that build.
-pub fn transposition_table(
-    rules: &Rules,
-    seeds: u32,
-    max_mb: usize,
-) -> Result<Option<Table>, CliError> {
-    if rules.can_cycle() {
-        return Ok(None);
-    }
-    let tt_mb = solver::search::tt::sized_for(rules.pits(), seeds, max_mb);
-    Table::for_boards(tt_mb, rules.pits(), seeds)
-        .map(Some)
-        .map_err(|e| CliError::Solve(SolveError::Table(tt_mb, e.to_string()).to_string()))
-}
-
-/// The engine for `b`: its retrograde analysis, or a search on `table` (from
-/// [`transposition_table`], which gives none exactly when the rules can cycle, and then
-/// `b` holds the analysis).
+/// The engine for `b` (see [`solver::engine`]): a search on `table` (from
+/// [`transposition_table`]) with `search`'s settings, or `b`'s retrograde analysis.
 fn engine<'a>(
     b: &'a Backing,
     search: &SearchArgs,
     table: Option<Table>,
     guess: Option<i32>,
 ) -> Result<Engine<'a>, CliError> {
-    if let Some(mem) = &b.memory {
-        return Ok(Engine::Retro(DbOracle {
-            game: &b.game,
-            db: mem,
-        }));
-    }
-    let table = table.ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?;
-    let mut solver = Solver::with_table(&b.game, table)
-        .map_err(|e| CliError::Solve(e.to_string()))?
-        .with_threads(search.threads)
-        .with_id_depth(search.max_depth)
-        .with_guess(guess);
-    if let Some(db) = &b.db {
-        solver = solver.with_probe(db);
-    }
-    if let Some(table) = &b.endgame {
-        solver = solver.with_endgame(table);
-    }
-    if let Some(s) = search.split_seeds {
-        solver = solver.with_split_seeds(s);
-    }
-    Ok(Engine::Search(Box::new(solver)))
+    let sources = Sources {
+        db: b.db.as_ref().map(|db| db as &dyn Probe),
+        endgame: b.endgame.as_ref(),
+        cyclic: b.memory.as_ref(),
+    };
+    let settings = Settings {
+        threads: search.threads,
+        id_depth: search.max_depth,
+        split_seeds: search.split_seeds,
+        guess,
+    };
+    Ok(Engine::new(&b.game, sources, table, &settings)?)
 }
 
 fn signed(v: i32) -> String {
@@ -402,7 +358,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
         Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
             report_iteration(&progress, &pos, it, start)
         }),
-        Engine::Retro(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
+        Engine::Cyclic(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
     };
     let pie = if rules.pie {
         progress.message("pie rule: solving every whole first turn");
@@ -423,7 +379,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     progress.finish();
     let (nodes, probes, reads, tt) = match &engine {
         Engine::Search(s) => (s.nodes, s.probes, s.endgame_reads, Some(s.table_stats())),
-        Engine::Retro(_) => (0, 0, 0, None),
+        Engine::Cyclic(_) => (0, 0, 0, None),
     };
     let endgame_seeds = back.endgame.as_ref().map(|e| e.max_seeds());
     let nps = if seconds > 0.0 {
@@ -432,10 +388,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
         0.0
     };
     let pv: Vec<String> = solution.pv.iter().map(|m| m.to_string()).collect();
-    let method = match engine {
-        Engine::Search(_) => "mtdf",
-        Engine::Retro(_) => "retrograde",
-    };
+    let method = engine.method();
     if a.json {
         let mut obj = json!({
             "rules": rules.to_string(),
@@ -452,7 +405,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
             "seconds": seconds,
             "setup_seconds": back.setup_seconds,
             "nodes_per_second": nps,
-            "method": method,
+            "method": method.name(),
             "proved": true,
             "proof": solution.proof.iter().map(|b| json!({
                 "bound": if b.at_least { "at_least" } else { "at_most" },
@@ -480,14 +433,14 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
         None => say!("best move: none (the game is over)"),
     }
     if !pv.is_empty() {
-        let more = if method == "retrograde" && pv.len() == CYCLIC_PV_LIMIT {
+        let more = if method == Method::Cyclic && pv.len() == CYCLIC_PV_LIMIT {
             " …"
         } else {
             ""
         };
         say!("pv:        {}{more}", pv.join(" "));
     }
-    say!("method:    {method}");
+    say!("method:    {}", method.name());
     if !solution.proof.is_empty() {
         let tests: Vec<String> = solution
             .proof
@@ -604,7 +557,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     }
     let nodes = match &engine {
         Engine::Search(s) => format!(", {} nodes", s.nodes),
-        Engine::Retro(_) => String::new(),
+        Engine::Cyclic(_) => String::new(),
     };
     say!(
         "({} moves, {:.3}s{nodes}; margins are South minus North)",

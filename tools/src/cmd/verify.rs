@@ -13,8 +13,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::dbfile::Database;
+use solver::engine::{Engine, Settings, Sources};
 use solver::search::SolveError;
-use solver::{analysis, Capture, EndRule, Game, Position, Rules, RulesBuilder, Solver};
+use solver::{analysis, Capture, EndRule, Game, Position, Probe, Rules, RulesBuilder};
 
 use crate::cmd::bench::emit;
 use crate::cmd::db::DbCmdError;
@@ -78,7 +79,11 @@ impl Case {
 
 /// Parse a published-values file; `what` names it in error messages.
 pub fn parse(text: &str, what: &str) -> Result<Vec<Case>, CliError> {
-    let bad = |n: usize, why: &str| CliError::Solve(format!("{what}, line {}: {why}", n + 1));
+    let bad = |n: usize, why: &str| CliError::Data {
+        what: what.to_string(),
+        line: n + 1,
+        why: why.to_string(),
+    };
     let mut source: Option<String> = None;
     let mut cases = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -175,10 +180,10 @@ fn select(a: &VerifyArgs, cases: Vec<Case>) -> Result<Vec<Case>, CliError> {
     if !a.cases.is_empty() {
         let ids: Vec<String> = cases.iter().map(Case::id).collect();
         if let Some(unknown) = a.cases.iter().find(|c| !ids.contains(c)) {
-            return Err(CliError::Solve(format!(
-                "no published case '{unknown}'; the cases are {}",
-                ids.join(", ")
-            )));
+            return Err(CliError::UnknownCase {
+                name: unknown.clone(),
+                known: ids.join(", "),
+            });
         }
         return Ok(cases
             .into_iter()
@@ -206,22 +211,24 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     };
     let seeds = game.rules().total_seeds();
     // The transposition table first: it is faulted in while the endgame table is built.
-    let tt = transposition_table(&rules, seeds, a.tt_mb)?
-        .ok_or_else(|| CliError::Solve(SolveError::Cyclic.to_string()))?;
+    let tt = transposition_table(&rules, seeds, a.tt_mb)?;
     let table = endgame_table(&game, seeds, a.endgame, db.is_some(), |msg, _| {
         if let Some(bar) = bar {
             bar.set_message(format!("{}: {msg}", case.id()));
         }
     })?;
-    let mut solver = Solver::with_table(&game, tt)
-        .map_err(|e| CliError::Solve(e.to_string()))?
-        .with_threads(a.threads);
-    if let Some(db) = &db {
-        solver = solver.with_probe(db);
-    }
-    if let Some(table) = &table {
-        solver = solver.with_endgame(table);
-    }
+    let sources = Sources {
+        db: db.as_ref().map(|db| db as &dyn Probe),
+        endgame: table.as_ref(),
+        cyclic: None,
+    };
+    let settings = Settings {
+        threads: a.threads,
+        ..Settings::default()
+    };
+    let Engine::Search(mut solver) = Engine::new(&game, sources, tt, &settings)? else {
+        return Err(SolveError::Cyclic.into());
+    };
     let pos = Position::start(&rules);
     let solution = analysis::solve(&mut solver, &pos, a.max_depth, |it| {
         if let Some(bar) = bar {
