@@ -18,7 +18,7 @@ use crate::checksum::{checksum, checksum_values};
 use crate::error::DbError;
 use crate::header::{Header, HEADER_LEN};
 use crate::rules::RulesKey;
-use crate::value::{self, MAX_SEEDS};
+use crate::value::{self, MAX_LEVEL_SEEDS};
 
 /// File name of a level: `<rules slug>-k<seeds, 3 digits>.kdb`, e.g.
 /// `m6-standard-single-ccw-skip-either-owner-k024.kdb`.
@@ -54,10 +54,10 @@ pub fn write_level_to(
     values: &[i8],
 ) -> Result<(), DbError> {
     rules.validate()?;
-    if seeds > MAX_SEEDS {
+    if seeds > MAX_LEVEL_SEEDS {
         return Err(DbError::TooManySeeds {
             seeds,
-            max: MAX_SEEDS,
+            max: MAX_LEVEL_SEEDS,
         });
     }
     let header = Header::new(*rules, seeds, 0)?;

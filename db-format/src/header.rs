@@ -38,7 +38,7 @@ use bincode::config::{Configuration, Fixint, LittleEndian, NoLimit};
 use crate::error::DbError;
 use crate::index::checked_level_size;
 use crate::rules::RulesKey;
-use crate::value::{ENCODING_NET_GAIN_I8, ENTRY_WIDTH, MAX_SEEDS};
+use crate::value::{ENCODING_NET_GAIN_I8, ENTRY_WIDTH, MAX_LEVEL_SEEDS};
 
 /// Length of the header in bytes; the payload starts here.
 pub const HEADER_LEN: usize = 64;
@@ -104,10 +104,10 @@ impl Header {
         rules.validate()?;
         let seeds_u8 = u8::try_from(seeds)
             .ok()
-            .filter(|&s| u32::from(s) <= MAX_SEEDS)
+            .filter(|&s| u32::from(s) <= MAX_LEVEL_SEEDS)
             .ok_or(DbError::TooManySeeds {
                 seeds,
-                max: MAX_SEEDS,
+                max: MAX_LEVEL_SEEDS,
             })?;
         let cells = rules.cells();
         let entry_count =
@@ -197,9 +197,9 @@ impl Header {
         wire.rules
             .validate()
             .map_err(|e| corrupted(format!("header rules: {e}")))?;
-        if u32::from(wire.seeds) > MAX_SEEDS {
+        if u32::from(wire.seeds) > MAX_LEVEL_SEEDS {
             return Err(corrupted(format!(
-                "seeds {} above the maximum {MAX_SEEDS}",
+                "seeds {} above the maximum {MAX_LEVEL_SEEDS}",
                 wire.seeds
             )));
         }

@@ -23,7 +23,7 @@
 //! appear: it holds whatever the other cells leave of `k`.
 
 use crate::error::DbError;
-use crate::value::MAX_SEEDS;
+use crate::value::MAX_LEVEL_SEEDS;
 
 /// Most cells a ranking supports: 2 × 8 pits.
 pub const MAX_CELLS: usize = 16;
@@ -148,10 +148,10 @@ impl Ranker {
                 max: MAX_CELLS,
             });
         }
-        if seeds > MAX_SEEDS {
+        if seeds > MAX_LEVEL_SEEDS {
             return Err(DbError::TooManySeeds {
                 seeds,
-                max: MAX_SEEDS,
+                max: MAX_LEVEL_SEEDS,
             });
         }
         let count =

@@ -26,5 +26,5 @@ pub use crate::{
     header::{Header, FORMAT_VERSION, HEADER_LEN, MAGIC},
     index::{binomial, checked_binomial, checked_level_size, level_size, Ranker, MAX_CELLS},
     rules::{RulesKey, MAX_PITS},
-    value::MAX_SEEDS,
+    value::MAX_LEVEL_SEEDS,
 };

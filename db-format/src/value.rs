@@ -4,7 +4,7 @@
 //! to move will gain from here on with best play by both sides (seeds it will
 //! still put into its store minus those the opponent will). With `k` seeds on
 //! the board that value lies in `-k..=k`, so it is stored as one `i8` in two's
-//! complement, and `k` is limited to [`MAX_SEEDS`] = 127.
+//! complement, and `k` is limited to [`MAX_LEVEL_SEEDS`] = 127.
 
 use crate::error::DbError;
 
@@ -16,7 +16,7 @@ pub const ENCODING_NET_GAIN_I8: u8 = 0;
 
 /// Largest number of seeds on the board a level may have: values in `-k..=k`
 /// must fit in an `i8`.
-pub const MAX_SEEDS: u32 = 127;
+pub const MAX_LEVEL_SEEDS: u32 = 127;
 
 /// The stored byte of `value` (two's complement).
 #[inline]

@@ -62,12 +62,7 @@ pub struct Database {
 ///
 /// A search reads the small levels densely, so mapping them up front saves a fault per
 /// page, but it reads the large ones sparsely, and mapping all of their pages costs more
-/// than the faults it saves: the 28-seed database of Kalah(6,4) is 5.6 GB, and mapping all
-/// of it took 0.39 to 0.50 s on this project's machines one day (`setup_seconds` of
-/// `kalah solve --pits 6 --seeds 4 --db DIR --tt-mb 128 --json`), for a search of 0.3 s,
-/// and 0.04 s another day. With levels up to 256 MiB mapped up front (levels 0 to 22 for
-/// six pits, 0.55 GB), the same solve took 0.61 to 0.87 s in all against 0.83 to 0.91 s,
-/// four runs each, alternating (results/bench.md, "Speed goals").
+/// than the faults it saves (figures: results/bench.md, "Speed goals").
 pub const POPULATE_MAX_BYTES: u64 = 256 << 20;
 
 impl Database {
@@ -76,14 +71,14 @@ impl Database {
     /// A file that is present but invalid (other rules, other format version, truncated,
     /// …) is an error, not a gap.
     pub fn open(dir: &Path, rules: &Rules) -> Result<Database, DbError> {
-        Database::open_up_to(dir, rules, db_format::MAX_SEEDS)
+        Database::open_up_to(dir, rules, db_format::MAX_LEVEL_SEEDS)
     }
 
     /// As [`open`](Database::open), but never beyond level `max_seeds`.
     pub fn open_up_to(dir: &Path, rules: &Rules, max_seeds: u32) -> Result<Database, DbError> {
         let key = rules.db_key();
         let mut levels = Vec::new();
-        for k in 0..=max_seeds.min(db_format::MAX_SEEDS) {
+        for k in 0..=max_seeds.min(db_format::MAX_LEVEL_SEEDS) {
             let path = dir.join(file_name(&key, k));
             if !path.exists() {
                 break;

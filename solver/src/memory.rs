@@ -8,13 +8,8 @@
 //! distributions, and of this project's machines) gives 2 MiB pages only to memory that
 //! asks for them, before it is first touched.
 //!
-//! Measured on this project's two-core machines with `scripts/paired.sh`, which runs two
-//! builds side by side so that both meet the same machine (results/bench.md, "Huge pages
-//! for the endgame table's levels"): the Kalah(6,4) search with its 19-seed table took
-//! 1 to 7% less time in four rounds of four under standard capture, and within 3% either
-//! way under empty capture; the time before the search (the two tables built at once) was
-//! lower in six runs of seven. An earlier try, two runs one after the other, had seen only
-//! this machine's spread from run to run.
+//! The gain was measured side by side with `scripts/paired.sh` (results/bench.md, "Huge
+//! pages for the endgame table's levels").
 
 /// A zeroed vector of `len` bytes whose whole 2 MiB-aligned pages are marked for huge
 /// pages. The allocator maps large zeroed blocks fresh from the system without touching

@@ -13,7 +13,7 @@ use std::fmt;
 pub const MAX_PITS: usize = 6;
 
 /// The most seeds a pit at the start (the sites play 3 to 6).
-pub const MAX_SEEDS: u8 = 12;
+pub const MAX_SEEDS_PER_PIT: u8 = 12;
 
 /// When the last seed of a sowing lands in an empty pit of the mover's row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,7 +78,7 @@ pub enum Remaining {
 
 /// A complete, validated rule set for Kalah(m, n).
 ///
-/// Invariant: `1 <= pits <= MAX_PITS` and `1 <= seeds <= MAX_SEEDS`; only
+/// Invariant: `1 <= pits <= MAX_PITS` and `1 <= seeds <= MAX_SEEDS_PER_PIT`; only
 /// [`RulesBuilder::build`] makes one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Rules {
@@ -228,10 +228,10 @@ impl RulesBuilder {
                 max: MAX_PITS,
             });
         }
-        if !(1..=MAX_SEEDS as usize).contains(&self.seeds) {
+        if !(1..=MAX_SEEDS_PER_PIT as usize).contains(&self.seeds) {
             return Err(RulesError::Seeds {
                 got: self.seeds,
-                max: MAX_SEEDS,
+                max: MAX_SEEDS_PER_PIT,
             });
         }
         let capture = self.capture.unwrap_or(match self.sowing {

@@ -98,8 +98,8 @@ fn list_shows_every_case_with_its_cost_class() {
 }
 
 /// The long published cases, Kalah(6,4) under both capture rules: +8 and +10 from the
-/// start. About 10 s each on the 2-core machine (results/bench.md, "Session 7"), so they
-/// run with the default tests.
+/// start. Seconds each on the 2-core machine (results/bench.md), so they run with the
+/// default tests.
 #[test]
 fn long_published_cases_agree() {
     let out = Command::cargo_bin("kalah")

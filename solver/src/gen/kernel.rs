@@ -259,8 +259,7 @@ impl Kernel {
     /// a child on the same level or below, the end of the game: the end rule looks at the
     /// rows' sums only) is decided once for all of them, and the loop over the rows is
     /// a few loads each. A capture, which depends on the facing pit, goes board by board.
-    /// The 18-seed level of Kalah(6,4) builds 13 to 22% faster so than board by board
-    /// (two threads, three alternating pairs of runs; results/bench.md, "Session 9").
+    /// Faster than board by board (results/bench.md, "a faster endgame build").
     pub(super) fn row_band(
         &self,
         level: &Level,
@@ -353,7 +352,7 @@ impl Kernel {
     /// [`Kernel::visit`] of the boards of each mover's row of `movers` (whose moves are
     /// `moves`, in order) against the opponent's row `y`. One call for them all: a call
     /// of `visit` spent about a third of its instructions loading and spilling what every
-    /// board shares (`valgrind --tool=callgrind`, results/bench.md, "Session 10").
+    /// board shares (`valgrind --tool=callgrind`, results/bench.md).
     pub(super) fn column(
         &self,
         level: &Level,

@@ -151,10 +151,9 @@ impl Level<'_> {
         // the same split of the seeds between the rows depend on each other, each on the
         // ones before it. Taken in that order, two threads would often run neighbours of
         // one split at once, and a board the other thread has not finished is evaluated
-        // again on the spot (through `Game::play`: with two threads a sixth of the 18-seed
-        // level's build, `perf record`, results/bench.md, "Session 10"). So the splits are
-        // interleaved, each in its own order and spread evenly over the list: run `i` of a
-        // split of `n` runs goes at `(i + 1/2) / n`.
+        // again on the spot (through `Game::play`; `perf record`, results/bench.md). So the
+        // splits are interleaved, each in its own order and spread evenly over the list:
+        // run `i` of a split of `n` runs goes at `(i + 1/2) / n`.
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         for (i, &(_, q)) in pairs.iter().enumerate() {
             match runs.last_mut() {

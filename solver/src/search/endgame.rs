@@ -5,10 +5,9 @@
 //!
 //! Most of an exact search's nodes sit near the end of the game, where few seeds are left,
 //! and each costs a transposition-table probe (a miss in memory) and a subtree below it.
-//! Kalah(6,4), standard capture, from the start: 327 million nodes; with every board of up
-//! to 20 seeds read from a table instead, 43 million (results/bench.md). That table holds
-//! 226 million bytes, takes 10 to 14 seconds to build on two cores, and answers each of
-//! those boards with one read. Unlike a database on disk ([`crate::dbfile`]) it needs no
+//! Reading every board of up to about half the seeds from a table instead removes most
+//! of those nodes (figures: results/bench.md), and answers each of those boards with one
+//! read. Unlike a database on disk ([`crate::dbfile`]) it needs no
 //! files and no earlier build: it is part of the solve, and its build time is part of the
 //! solve's time.
 //!
@@ -70,15 +69,8 @@ impl Endgame {
     /// `seeds / 2 - 6`, but no larger than a table of `limit` boards.
     ///
     /// Why about half the seeds: each level more costs about half again as much to build
-    /// and saves about a quarter of the search. Kalah(6,4) from the start (48 seeds), two
-    /// threads, `kalah solve --pits 6 --seeds 4 [--capture empty] --tt-mb 256 --endgame K
-    /// --quiet --json` at commit a61801d, three runs each, alternating (results/bench.md,
-    /// "The endgame table's size"): K = 18 and 19 took 10.1 to 12.7 and 11.2 to 11.8 s in
-    /// all under standard capture, K = 17, 18 and 19 took 6.2 to 7.4, 6.5 to 8.5 and 7.4
-    /// to 10.5 s under empty capture. Before the search got faster per node the best level
-    /// was one higher (`seeds / 2 - 5`). Kalah(6,5) (60 seeds): K = 24, solved in 326.0 s
-    /// (standard capture) and 156.0 s (empty capture) with `--tt-mb 2048` at commit
-    /// cbd56e2. `None` when not even level 1 fits or the rule gives less.
+    /// and saves about a quarter of the search (figures: results/bench.md, "The endgame
+    /// table's size"). `None` when not even level 1 fits or the rule gives less.
     pub fn level_for(pits: usize, seeds: u32, limit: u64) -> Option<u32> {
         let want = (seeds / 2).saturating_sub(6);
         (1..=want)

@@ -23,10 +23,9 @@
 //! the mover's store (captures by size, then a pass of the store), then by the fewest
 //! seeds they leave in the opponent's row (under the default end rule those are the
 //! opponent's when a row empties), then the pit nearest the store first. This order
-//! halved the nodes of Kalah(6,4) from the start (one thread: 56,998,020 nodes ordered by
-//! the seeds captured and then the pit, 30,970,790 so; results/bench.md, "Move order");
-//! ordering by the opponent's largest immediate gain in reply, or by a history of cuts,
-//! searched more nodes than either.
+//! halved the nodes of Kalah(6,4) from the start against ordering by the seeds captured
+//! and the pit; ordering by the opponent's largest immediate gain in reply, or by a
+//! history of cuts, searched more (figures: results/bench.md, "Move order").
 //!
 //! Bounds: a side cannot gain more than the seeds left, so a move whose gain plus the
 //! seeds still in play cannot reach `beta` is not searched. Boards with few seeds are not
@@ -59,10 +58,8 @@ use tt::{Table, EXACT, NO_MOVE};
 pub const MAX_ID_DEPTH: u8 = 16;
 
 /// The default deepest depth-limited iteration before the exact search (`--max-depth`).
-/// Kalah(6,4) from the start, one thread, standard capture: 30,970,790 nodes with 8, and
-/// 47,326,049, 31,657,514, 35,858,444 and 33,521,678 with 6, 10, 12 and 16
-/// (results/bench.md, "Move order"): the guess is closer with depth, but what the
-/// earlier tests leave in the table matters as much, and 8 left the best.
+/// The guess is closer with depth, but what the earlier tests leave in the table matters
+/// as much, and 8 left the fewest nodes (figures: results/bench.md, "Move order").
 pub const DEFAULT_ID_DEPTH: u8 = 8;
 
 /// What one deepening iteration found, for progress reports.
@@ -236,8 +233,7 @@ impl<'a> Solver<'a> {
 
     /// [`Solver::solve`]'s exact search starts from `guess` (a future net gain of the
     /// root's side to move) instead of the deepening's value. The value found does not
-    /// depend on the guess; a right one saves the tests that step up to it (Kalah(6,4):
-    /// two tests instead of four or five, results/bench.md, "Session 8").
+    /// depend on the guess; a right one saves the tests that step up to it.
     pub fn with_guess(mut self, guess: Option<i32>) -> Solver<'a> {
         self.guess = guess;
         self
@@ -294,10 +290,8 @@ impl<'a> Solver<'a> {
             return 0;
         }
         self.nodes += 1;
-        // The table's bucket is fetched while the moves are sown and ordered: on this
-        // machine a read from memory costs 150 to 300 ns (results/bench.md, "Memory
-        // latency"); fetching it early cut the search's time by 10 and 22% in two paired
-        // rounds ("Session 7").
+        // The table's bucket is fetched while the moves are sown and ordered, so that the
+        // read from memory overlaps that work (results/bench.md, "Memory latency").
         let key = self.table.key(board);
         self.table.prefetch(&key);
         debug_assert_eq!(rows, board.row_seeds(self.game.pits()));
@@ -575,10 +569,7 @@ impl<'a> Solver<'a> {
     /// The exact value of `board`, for a board that may be terminal. The first guess is
     /// the middle of the table's exact bounds on the board, when it has them, else that of
     /// iterative deepening as in [`Solver::solve`]: each zero-window test a poor guess
-    /// adds is a search of its own. `kalah moves --pits 6 --seeds 4 --threads 1` (every
-    /// root move's value in turn) searches 309,966,274 nodes with the deepened guess (the
-    /// count it prints), and searched 354,833,713 with a guess of 0 (counted by a
-    /// temporary print before this change; results/bench.md, "Move order").
+    /// adds is a search of its own (figures: results/bench.md, "Move order").
     pub fn value(&mut self, board: &Board) -> i32 {
         if let Some(v) = self.game.terminal_value(board) {
             return v;
@@ -644,11 +635,7 @@ impl<'a> Solver<'a> {
 /// boards of up to `below` seeds: subtrees smaller than that cost more to hand to another
 /// thread than they take to search.
 ///
-/// Measured on Kalah(6,4) from the start, 2 threads, the 19-seed endgame table
-/// (results/bench.md, "Two threads"): splitting from 25, 29, 33, 37 and 41 seeds took
-/// 19.9, 17.5 to 18.5, 14.8 to 15.5, 15.0 and 16.2 s of search under standard capture
-/// (one thread: 30 to 32 s), and from 29, 33 and 37 seeds 7.8, 7.7 and 7.0 s under empty
-/// capture (one thread: 13 to 16 s).
+/// The margin above the table was measured (results/bench.md, "Two threads").
 pub fn default_split_seeds(below: u32) -> u32 {
     below + SPLIT_ABOVE
 }

@@ -464,14 +464,9 @@ impl Compact {
 }
 
 /// The default table size, in MiB (`--tt-mb`): 2^24 entries in the compact layout.
-/// Kalah(6,4) from the start, one thread, 18-seed endgame table: 40,478,178 nodes with
-/// 128 MiB against 39,968,902 with 256 MiB (1.3% more), but half the memory to fault in
-/// while the endgame table is built and half the pages to miss in the TLB. Whole solves
-/// on two threads, `scripts/alternate.sh "--tt-mb 256" "--tt-mb 128" 6`: 128 MiB took
-/// less time in 4 of 6 rounds, median 12.12 s against 12.41 s (results/bench.md,
-/// "Session 8"): a small gain, within this machine's swings. Searches of many more
-/// nodes (Kalah(6,5): hundreds of millions, results/bench.md) want a larger table:
-/// `--tt-mb 2048` there.
+/// Twice that saves about 1% of Kalah(6,4)'s nodes but doubles the memory to fault in and
+/// the pages to miss in the TLB (results/bench.md, "where the search's nodes go, and a smaller table").
+/// Searches of hundreds of millions of nodes (Kalah(6,5)) want `--tt-mb 2048`.
 pub const DEFAULT_MB: usize = 128;
 
 /// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
