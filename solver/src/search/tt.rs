@@ -315,9 +315,9 @@ enum Layout {
 /// | `q`       | the key's stored bits (the quotient) |
 /// | `v`       | `lo + N` |
 /// | `v`       | `hi + N` |
-/// | 5         | `depth` (31: [`EXACT`]) |
-/// | 4         | `mv` (15: [`NO_MOVE`]) |
-/// | 6         | `work`, at most 63 (0: the slot is empty, so a new table is zeroed memory) |
+/// | `DEPTH_BITS` = 5 | `depth` (31: [`EXACT`]) |
+/// | `MOVE_BITS` = 4  | `mv` (15: [`NO_MOVE`]) |
+/// | `WORK_BITS` = 6  | `work`, at most 63 (0: the slot is empty, so a new table is zeroed memory) |
 ///
 /// `v` bits hold `0..=2N`. Kalah(6,4) (`N = 48`, `c = 12`): `C(60, 12) ≈ 1.4·10^12` keys,
 /// `B = 41`; a 256 MiB table has `2^22` buckets, so `q = 19`, `v = 7` and an entry uses
@@ -336,8 +336,28 @@ struct Compact {
     v_bits: u32,
 }
 
-const COMPACT_DEPTH_EXACT: u64 = 31;
-const COMPACT_NO_MOVE: u64 = 15;
+/// The compact entry's bit budget beside the quotient and the two values (see the table
+/// above): depth, move and work, in that order from bit `q + 2v`.
+const DEPTH_BITS: u32 = 5;
+const MOVE_BITS: u32 = 4;
+const WORK_BITS: u32 = 6;
+/// Where the work starts, counted from the end of the two values.
+const WORK_AT: u32 = DEPTH_BITS + MOVE_BITS;
+/// All three: the quotient and the two values get the other `64 - FIXED_BITS` bits.
+const FIXED_BITS: u32 = DEPTH_BITS + MOVE_BITS + WORK_BITS;
+/// The stored depth of [`EXACT`]: the largest the field holds.
+const COMPACT_DEPTH_EXACT: u64 = (1 << DEPTH_BITS) - 1;
+/// The stored move of [`NO_MOVE`]: the largest the field holds.
+const COMPACT_NO_MOVE: u64 = (1 << MOVE_BITS) - 1;
+/// The largest work the field holds.
+const COMPACT_MAX_WORK: u8 = (1 << WORK_BITS) - 1;
+
+// Every depth-limited iteration's depth stays below the exact one's code, every pit
+// below the no-move code, and the log2 of any node count (at most 65, see
+// `Table::store`) is clamped to the work field.
+const _: () = assert!((crate::search::MAX_ID_DEPTH as u64) < COMPACT_DEPTH_EXACT);
+const _: () = assert!((crate::rules::MAX_PITS as u64) < COMPACT_NO_MOVE);
+const _: () = assert!(FIXED_BITS == 15 && WORK_BITS < 8);
 
 impl Compact {
     /// The compact layout for `buckets` buckets (a power of two) and boards of at most
@@ -349,7 +369,7 @@ impl Compact {
         let key_bits = 64 - (total.max(2) - 1).leading_zeros();
         let q_bits = key_bits.saturating_sub(buckets.trailing_zeros());
         let v_bits = 64 - u64::from(2 * max_seeds).max(1).leading_zeros();
-        if max_seeds > i16::MAX as u32 || q_bits + 2 * v_bits + 15 > 64 {
+        if max_seeds > i16::MAX as u32 || q_bits + 2 * v_bits + FIXED_BITS > 64 {
             return None;
         }
         let rank = FastRank::new(&Ranker::new(cells, max_seeds).ok()?);
@@ -391,7 +411,7 @@ impl Compact {
     /// `work > 0`: the word holds an entry.
     #[inline]
     fn occupied(&self, word: u64) -> bool {
-        word >> (self.q_bits + 2 * self.v_bits + 9) != 0
+        word >> (self.q_bits + 2 * self.v_bits + WORK_AT) != 0
     }
 
     /// What the replacement policy keeps: `(depth, work)`, compared as numbers (the
@@ -399,7 +419,10 @@ impl Compact {
     #[inline]
     fn worth(&self, word: u64) -> (u8, u8) {
         let at = self.q_bits + 2 * self.v_bits;
-        (((word >> at) & 31) as u8, (word >> (at + 9)) as u8)
+        (
+            ((word >> at) & COMPACT_DEPTH_EXACT) as u8,
+            (word >> (at + WORK_AT)) as u8,
+        )
     }
 
     #[inline]
@@ -427,9 +450,9 @@ impl Compact {
         for (x, bits) in [
             (v(e.lo), self.v_bits),
             (v(e.hi), self.v_bits),
-            (depth, 5),
-            (mv, 4),
-            (u64::from(e.work.min(63)), 6),
+            (depth, DEPTH_BITS),
+            (mv, MOVE_BITS),
+            (u64::from(e.work.min(COMPACT_MAX_WORK)), WORK_BITS),
         ] {
             word |= x << at;
             at += bits;
@@ -442,8 +465,8 @@ impl Compact {
         let field = |at: u32, bits: u32| (word >> at) & !(u64::MAX << bits);
         let q = self.q_bits;
         let v = self.v_bits;
-        let depth = field(q + 2 * v, 5);
-        let mv = field(q + 2 * v + 5, 4);
+        let depth = field(q + 2 * v, DEPTH_BITS);
+        let mv = field(q + 2 * v + DEPTH_BITS, MOVE_BITS);
         Entry {
             key,
             lo: (field(q, v) as i32 - n) as i16,
@@ -458,7 +481,7 @@ impl Compact {
             } else {
                 mv as u8
             },
-            work: field(q + 2 * v + 9, 6) as u8,
+            work: field(q + 2 * v + WORK_AT, WORK_BITS) as u8,
         }
     }
 }
