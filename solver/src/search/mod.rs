@@ -42,14 +42,16 @@
 //! serial search's.
 
 pub mod endgame;
+mod order;
+mod split;
 pub mod tt;
 
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
 use crate::probe::Probe;
 use crate::search::endgame::Endgame;
-use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use order::Ordered;
+use split::Abort;
 use std::sync::Arc;
 
 use tt::{Table, EXACT, NO_MOVE};
@@ -97,15 +99,10 @@ impl Test {
     }
 }
 
-/// A search: the rules, a transposition table and an optional database.
-pub struct Solver<'a> {
-    game: &'a Game,
-    /// Shared with the searches of other threads (see [`Solver::with_threads`]).
-    pub table: Arc<Table>,
-    stats: tt::Stats,
-    /// For a search below a split point: when any split point above it is stopped, it
-    /// unwinds without storing anything.
-    stop: Option<&'a Abort<'a>>,
+/// What a search is told: fixed once the search starts, and copied whole (one clone)
+/// into the searches of a split point.
+#[derive(Clone)]
+struct Config<'a> {
     /// Nodes with at least this many seeds search their moves after the first in parallel
     /// (`i32::MAX`: never, the solver has one thread). Set by [`Solver::mtdf`], once the
     /// endgame table and database it splits above are known.
@@ -116,14 +113,46 @@ pub struct Solver<'a> {
     id_depth: u8,
     /// The first guess of [`Solver::solve`]'s exact search, instead of the deepening's.
     guess: Option<i32>,
-    /// The threads of [`Solver::with_threads`], for the split points of a search that
-    /// runs outside them (searches below a split point already run on them).
-    pool: Option<Arc<rayon::ThreadPool>>,
     probe: Option<&'a dyn Probe>,
     probe_max: u32,
     endgame: Option<&'a Endgame>,
     /// `endgame`'s highest level, or none (`i32::MIN`) without one.
     endgame_max: i32,
+}
+
+impl Default for Config<'_> {
+    fn default() -> Self {
+        Config {
+            split_seeds: i32::MAX,
+            split_from: None,
+            id_depth: DEFAULT_ID_DEPTH,
+            guess: None,
+            probe: None,
+            probe_max: 0,
+            endgame: None,
+            endgame_max: i32::MIN,
+        }
+    }
+}
+
+/// A search: the rules, a transposition table and an optional database.
+///
+/// Its fields fall in three groups: what it is told ([`Config`], private), what it
+/// shares or is linked to while it runs (the table, the thread pool, the stop signal of
+/// the split points above it), and what it counts (the public counters, summed over the
+/// searches of every split point).
+pub struct Solver<'a> {
+    game: &'a Game,
+    config: Config<'a>,
+    /// Shared with the searches of other threads (see [`Solver::with_threads`]).
+    pub table: Arc<Table>,
+    /// The threads of [`Solver::with_threads`], for the split points of a search that
+    /// runs outside them (searches below a split point already run on them).
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// For a search below a split point: when any split point above it is stopped, it
+    /// unwinds without storing anything.
+    stop: Option<&'a Abort<'a>>,
+    stats: tt::Stats,
     /// Nodes visited (calls of [`Solver::test`] that did not end at a database probe).
     pub nodes: u64,
     /// Values read from the database.
@@ -163,18 +192,11 @@ impl<'a> Solver<'a> {
     fn blank(game: &'a Game, table: Arc<Table>) -> Solver<'a> {
         Solver {
             game,
+            config: Config::default(),
             table,
-            stats: tt::Stats::default(),
-            stop: None,
-            split_seeds: i32::MAX,
-            split_from: None,
-            id_depth: DEFAULT_ID_DEPTH,
-            guess: None,
             pool: None,
-            probe: None,
-            probe_max: 0,
-            endgame: None,
-            endgame_max: i32::MIN,
+            stop: None,
+            stats: tt::Stats::default(),
             nodes: 0,
             probes: 0,
             endgame_reads: 0,
@@ -184,16 +206,16 @@ impl<'a> Solver<'a> {
 
     /// Probe `db` for every board with at most `db.max_seeds()` seeds on it.
     pub fn with_probe(mut self, db: &'a dyn Probe) -> Solver<'a> {
-        self.probe_max = db.max_seeds();
-        self.probe = Some(db);
+        self.config.probe_max = db.max_seeds();
+        self.config.probe = Some(db);
         self
     }
 
     /// Read every board with at most `table.max_seeds()` seeds from `table` (before any
     /// database given to [`Solver::with_probe`]).
     pub fn with_endgame(mut self, table: &'a Endgame) -> Solver<'a> {
-        self.endgame_max = table.max_seeds() as i32;
-        self.endgame = Some(table);
+        self.config.endgame_max = table.max_seeds() as i32;
+        self.config.endgame = Some(table);
         self
     }
 
@@ -220,14 +242,14 @@ impl<'a> Solver<'a> {
     /// Split the parallel search at nodes with at least `seeds` seeds instead of
     /// [`default_split_seeds`] (tests use it to split on small boards).
     pub fn with_split_seeds(mut self, seeds: u32) -> Solver<'a> {
-        self.split_from = Some(seeds);
+        self.config.split_from = Some(seeds);
         self
     }
 
     /// [`Solver::value`] deepens to `depth` (instead of [`DEFAULT_ID_DEPTH`]) for its first
     /// guess.
     pub fn with_id_depth(mut self, depth: u8) -> Solver<'a> {
-        self.id_depth = depth;
+        self.config.id_depth = depth;
         self
     }
 
@@ -235,7 +257,7 @@ impl<'a> Solver<'a> {
     /// root's side to move) instead of the deepening's value. The value found does not
     /// depend on the guess; a right one saves the tests that step up to it.
     pub fn with_guess(mut self, guess: Option<i32>) -> Solver<'a> {
-        self.guess = guess;
+        self.config.guess = guess;
         self
     }
 
@@ -273,15 +295,15 @@ impl<'a> Solver<'a> {
         if -seeds >= beta {
             return -seeds;
         }
-        if seeds <= self.endgame_max {
-            if let Some(table) = self.endgame {
+        if seeds <= self.config.endgame_max {
+            if let Some(table) = self.config.endgame {
                 self.endgame_reads += 1;
                 let rank = rank.unwrap_or_else(|| table.rank(board));
                 return table.value_at(seeds as u32, rank);
             }
         }
-        if seeds as u32 <= self.probe_max {
-            if let Some(v) = self.probe.and_then(|p| p.value(board)) {
+        if seeds as u32 <= self.config.probe_max {
+            if let Some(v) = self.config.probe.and_then(|p| p.value(board)) {
                 self.probes += 1;
                 return v;
             }
@@ -295,51 +317,14 @@ impl<'a> Solver<'a> {
         let key = self.table.key(board);
         self.table.prefetch(&key);
         debug_assert_eq!(rows, board.row_seeds(self.game.pits()));
-        // Each move's step by pit, and the search order as sorted keys: the order in the
-        // high bits, `255 - pit` in the low byte (ties go to the lower pit); the endgame
-        // table's rank of each child it holds.
-        let mut steps = [Step::NONE; 8];
-        let mut ranks = [None; 8];
-        let mut sorted = [0u64; 8];
-        let mut n = 0;
-        let mut mask = self.game.legal_mask(board);
-        while mask != 0 {
-            let pit = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let step = self.game.play_rows(board, pit, rows);
-            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
-            let order = match step.next {
-                Next::Over => 1 << 29,
-                _ if child_seeds <= self.endgame_max => {
-                    // Read first, after the table's move: its value is on its way now.
-                    if let Some(t) = self.endgame {
-                        let rank = t.rank(&step.board);
-                        t.prefetch_at(child_seeds as u32, rank);
-                        ranks[pit] = Some(rank);
-                    }
-                    (1 << 30) + pit as i32
-                }
-                Next::Same => (1 << 28) + pit as i32,
-                // Store gain, then the seeds left in the opponent's row (the child
-                // is in the opponent's view: its own row), then the pit; each key in
-                // its own bits (pits < 32), all below the classes above.
-                Next::Other => {
-                    let gain = step.own_gain.min(255) as i32;
-                    let left = i32::from(step.rows[0]);
-                    (gain << 16) + ((255 - left) << 5) + pit as i32
-                }
-            };
-            // Insertion by order, best first.
-            steps[pit] = step;
-            let k = (order as u64) << 8 | (255 - pit as u64);
-            let mut j = n;
-            while j > 0 && sorted[j - 1] < k {
-                sorted[j] = sorted[j - 1];
-                j -= 1;
-            }
-            sorted[j] = k;
-            n += 1;
-        }
+        let mut moves = Ordered::new(
+            self.game,
+            board,
+            rows,
+            seeds,
+            self.config.endgame_max,
+            self.config.endgame,
+        );
         if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
             if e.depth >= depth {
                 if e.lo as i32 >= beta {
@@ -350,27 +335,23 @@ impl<'a> Solver<'a> {
                 }
             }
             // The table's move first: it often cuts.
-            if let Some(i) = sorted[..n]
-                .iter()
-                .position(|&k| 255 - (k & 0xff) == u64::from(e.mv))
-            {
-                sorted[..=i].rotate_right(1);
-            }
+            moves.table_move_first(e.mv);
         }
         let nodes_before = self.nodes;
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
         let mut best = i32::MIN;
         let mut best_move = NO_MOVE;
-        for (i, &k) in sorted[..n].iter().enumerate() {
-            let pit = 255 - (k & 0xff) as u8;
-            let step = steps[usize::from(pit)];
+        let n = moves.n;
+        for i in 0..n {
+            let pit = moves.pit(i);
+            let step = moves.steps[usize::from(pit)];
             // Young brothers wait: once one move has been searched (and failed to
             // cut), the others are worth searching at the same time.
-            if seeds >= self.split_seeds && best != i32::MIN && n - i >= 2 {
+            if seeds >= self.config.split_seeds && best != i32::MIN && n - i >= 2 {
                 let mut rest = [(0u8, Step::NONE); 8];
-                for (r, &k) in rest.iter_mut().zip(&sorted[i..n]) {
-                    let pit = 255 - (k & 0xff) as u8;
-                    *r = (pit, steps[usize::from(pit)]);
+                for (r, j) in rest.iter_mut().zip(i..n) {
+                    let pit = moves.pit(j);
+                    *r = (pit, moves.steps[usize::from(pit)]);
                 }
                 let (v, pit) = self.split(&rest[..n - i], seeds, beta, child_depth);
                 if v > best {
@@ -379,7 +360,13 @@ impl<'a> Solver<'a> {
                 }
                 break;
             }
-            let v = self.through(&step, seeds, beta, child_depth, ranks[usize::from(pit)]);
+            let v = self.through(
+                &step,
+                seeds,
+                beta,
+                child_depth,
+                moves.ranks[usize::from(pit)],
+            );
             if self.stopped() {
                 return 0;
             }
@@ -405,75 +392,6 @@ impl<'a> Solver<'a> {
         best
     }
 
-    /// The best of `moves` from a board with `seeds` seeds against `beta`, searched in
-    /// parallel on the current rayon pool, and its move: the same bound contract as
-    /// [`Solver::test`] over those moves. Once one of them reaches `beta` the others are
-    /// stopped and their unfinished results dropped (the cut needs none of them); when
-    /// none does, every one finished, unless a split point above was stopped too, which
-    /// the caller sees in [`Solver::stopped`].
-    fn split(&mut self, moves: &[(u8, Step)], seeds: i32, beta: i32, depth: u8) -> (i32, u8) {
-        let abort = Abort {
-            flag: AtomicBool::new(false),
-            parent: self.stop,
-        };
-        let this = &*self;
-        // Each worker takes the next move in order, so the moves ordered first are
-        // searched first (as in the serial search), whichever thread is free.
-        let next = AtomicUsize::new(0);
-        let search = || -> Vec<(i32, u8, Solver<'_>)> {
-            (0..moves.len().min(rayon::current_num_threads()))
-                .into_par_iter()
-                .map(|_| {
-                    // This search's settings and tables, its own counts, and the stop
-                    // signal of this split point.
-                    let mut child = Solver {
-                        stop: Some(&abort),
-                        split_seeds: this.split_seeds,
-                        id_depth: this.id_depth,
-                        probe: this.probe,
-                        probe_max: this.probe_max,
-                        endgame: this.endgame,
-                        endgame_max: this.endgame_max,
-                        ..Solver::blank(this.game, Arc::clone(&this.table))
-                    };
-                    let mut best = (i32::MIN, NO_MOVE);
-                    while let Some(&(pit, step)) = moves.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        if abort.is_set() {
-                            break;
-                        }
-                        let v = child.through(&step, seeds, beta, depth, None);
-                        if child.stopped() {
-                            break;
-                        }
-                        if v > best.0 {
-                            best = (v, pit);
-                        }
-                        if v >= beta {
-                            abort.flag.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                    (best.0, best.1, child)
-                })
-                .collect()
-        };
-        let results = match &self.pool {
-            Some(pool) => pool.install(search),
-            None => search(),
-        };
-        let mut best = (i32::MIN, NO_MOVE);
-        for (v, pit, child) in results {
-            self.nodes += child.nodes;
-            self.probes += child.probes;
-            self.endgame_reads += child.endgame_reads;
-            self.stats += child.stats;
-            if v > best.0 {
-                best = (v, pit);
-            }
-        }
-        best
-    }
-
     /// The mover's value through `step` (same bound contract as [`Solver::test`] against
     /// `beta`), from a board with `seeds` seeds; `rank`: the child's rank in the endgame
     /// table, when known.
@@ -496,10 +414,14 @@ impl<'a> Solver<'a> {
     /// zero-window tests are then in [`Solver::tests`] (at most `2 * seeds + 1`: each one
     /// narrows the range of possible values).
     pub fn mtdf(&mut self, board: &Board, guess: i32, depth: u8) -> i32 {
-        self.split_seeds = match self.pool {
+        self.config.split_seeds = match self.pool {
             Some(_) => {
-                let below = self.probe_max.max(self.endgame_max.max(0) as u32);
+                let below = self
+                    .config
+                    .probe_max
+                    .max(self.config.endgame_max.max(0) as u32);
                 let from = self
+                    .config
                     .split_from
                     .unwrap_or_else(|| default_split_seeds(below));
                 i32::try_from(from).unwrap_or(i32::MAX)
@@ -556,7 +478,7 @@ impl<'a> Solver<'a> {
             });
             depth += 2;
         }
-        let v = self.mtdf(board, self.guess.unwrap_or(guess), EXACT);
+        let v = self.mtdf(board, self.config.guess.unwrap_or(guess), EXACT);
         progress(&Iteration {
             depth: EXACT,
             value: v,
@@ -580,7 +502,7 @@ impl<'a> Solver<'a> {
             .filter(|e| e.depth == EXACT);
         match bounds {
             Some(e) => self.mtdf(board, (e.lo as i32 + e.hi as i32) / 2, EXACT),
-            None => self.solve(board, self.id_depth, |_| {}),
+            None => self.solve(board, self.config.id_depth, |_| {}),
         }
     }
 
@@ -642,26 +564,6 @@ pub fn default_split_seeds(below: u32) -> u32 {
 
 /// See [`default_split_seeds`].
 const SPLIT_ABOVE: u32 = 14;
-
-/// A split point's stop signal, linked to those of the split points above it: a search
-/// below a split point stops when any of them is set.
-struct Abort<'p> {
-    flag: AtomicBool,
-    parent: Option<&'p Abort<'p>>,
-}
-
-impl Abort<'_> {
-    fn is_set(&self) -> bool {
-        let mut at = Some(self);
-        while let Some(a) = at {
-            if a.flag.load(Ordering::Relaxed) {
-                return true;
-            }
-            at = a.parent;
-        }
-        false
-    }
-}
 
 /// Why a search was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

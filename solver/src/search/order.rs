@@ -1,0 +1,108 @@
+//! Move ordering: a node's moves sown once and sorted into search order.
+//!
+//! The order (see the [`super`] module docs): the table's move, moves to a board the
+//! endgame table holds, moves that end the game, free moves, then the other moves by the
+//! seeds they put in the mover's store, then by the fewest seeds they leave in the
+//! opponent's row, then the pit nearest the store first.
+
+use super::endgame::Endgame;
+use crate::board::Board;
+use crate::game::{Game, Next, Step};
+
+/// A node's moves in search order.
+pub(super) struct Ordered {
+    /// Each move's step, by pit.
+    pub(super) steps: [Step; 8],
+    /// The endgame table's rank of each child it holds, by pit (its value is being
+    /// fetched).
+    pub(super) ranks: [Option<u64>; 8],
+    /// The search order as sorted keys, best first: the order in the high bits,
+    /// `255 - pit` in the low byte (ties go to the lower pit).
+    keys: [u64; 8],
+    /// Moves.
+    pub(super) n: usize,
+}
+
+impl Ordered {
+    /// The moves of the non-terminal `board` (`rows`: the seeds of its rows, the mover's
+    /// first; `seeds`: all of them) in search order, prefetching from `endgame` (of
+    /// boards up to `endgame_max` seeds) the value of each child it holds.
+    #[inline(always)]
+    pub(super) fn new(
+        game: &Game,
+        board: &Board,
+        rows: [u32; 2],
+        seeds: i32,
+        endgame_max: i32,
+        endgame: Option<&Endgame>,
+    ) -> Ordered {
+        let mut out = Ordered {
+            steps: [Step::NONE; 8],
+            ranks: [None; 8],
+            keys: [0u64; 8],
+            n: 0,
+        };
+        let mut mask = game.legal_mask(board);
+        while mask != 0 {
+            let pit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let step = game.play_rows(board, pit, rows);
+            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+            let order = match step.next {
+                Next::Over => 1 << 29,
+                _ if child_seeds <= endgame_max => {
+                    // Read first, after the table's move: its value is on its way now.
+                    if let Some(t) = endgame {
+                        let rank = t.rank(&step.board);
+                        t.prefetch_at(child_seeds as u32, rank);
+                        out.ranks[pit] = Some(rank);
+                    }
+                    (1 << 30) + pit as i32
+                }
+                Next::Same => (1 << 28) + pit as i32,
+                // Store gain, then the seeds left in the opponent's row (the child
+                // is in the opponent's view: its own row), then the pit; each key in
+                // its own bits (pits < 32), all below the classes above.
+                Next::Other => {
+                    let gain = step.own_gain.min(255) as i32;
+                    let left = i32::from(step.rows[0]);
+                    (gain << 16) + ((255 - left) << 5) + pit as i32
+                }
+            };
+            out.steps[pit] = step;
+            out.insert((order as u64) << 8 | (255 - pit as u64));
+        }
+        out
+    }
+
+    /// Insertion by key, best first (at most eight moves: a sort's overhead costs more).
+    #[inline(always)]
+    fn insert(&mut self, key: u64) {
+        let mut j = self.n;
+        while j > 0 && self.keys[j - 1] < key {
+            self.keys[j] = self.keys[j - 1];
+            j -= 1;
+        }
+        self.keys[j] = key;
+        self.n += 1;
+    }
+
+    /// Moves `pit` (the transposition table's move) to the front, the others keeping
+    /// their order; nothing if it is not a move here.
+    #[inline(always)]
+    pub(super) fn table_move_first(&mut self, pit: u8) {
+        let keys = &mut self.keys[..self.n];
+        if let Some(i) = keys
+            .iter()
+            .position(|&k| 255 - (k & 0xff) == u64::from(pit))
+        {
+            keys[..=i].rotate_right(1);
+        }
+    }
+
+    /// The pit of the `i`-th move in search order.
+    #[inline(always)]
+    pub(super) fn pit(&self, i: usize) -> u8 {
+        255 - (self.keys[i] & 0xff) as u8
+    }
+}
