@@ -15,18 +15,22 @@ use crate::error::DbError;
 /// Largest number of pits per side: 2 × 8 = 16 cells is the most the ranking supports.
 pub const MAX_PITS: u8 = 8;
 
+// The rule codes, written once: each table lists a field's values by code (the code of
+// a value is its index), spelt as the rules' switches are (`kalah --capture empty`), so
+// that the solver maps its rules to codes by name.
+
 /// Names of the codes of `capture`, indexed by code.
-const CAPTURE: &[&str] = &["standard", "empty", "none"];
+pub const CAPTURE: &[&str] = &["standard", "empty", "none"];
 /// Names of the codes of `sowing`, indexed by code.
-const SOWING: &[&str] = &["single", "relay"];
+pub const SOWING: &[&str] = &["single", "relay"];
 /// Names of the codes of `direction`, indexed by code.
-const DIRECTION: &[&str] = &["ccw", "cw"];
+pub const DIRECTION: &[&str] = &["ccw", "cw"];
 /// Names of the codes of `opp_store`, indexed by code.
-const OPP_STORE: &[&str] = &["skip", "sow"];
+pub const OPP_STORE: &[&str] = &["skip", "sow"];
 /// Names of the codes of `end`, indexed by code.
-const END: &[&str] = &["either", "mover"];
+pub const END: &[&str] = &["either", "mover"];
 /// Names of the codes of `remaining`, indexed by code.
-const REMAINING: &[&str] = &["owner", "emptier", "discard"];
+pub const REMAINING: &[&str] = &["owner", "emptier", "discard"];
 
 /// The rule variant, as stored in header bytes 12..19 (one byte per field, in
 /// field order).

@@ -45,9 +45,7 @@ use db_format::{checksum, checksum_values, file_name, DbError, LevelFile, Ranker
 
 use crate::board::Board;
 use crate::probe::Probe;
-use crate::rules::{
-    Capture, Direction, EndRule, OppStore, Remaining, Rules, RulesBuilder, RulesError, Sowing,
-};
+use crate::rules::{Rules, RulesError};
 
 /// The mapped level files `0..=max_seeds()` of one rule set.
 #[derive(Debug)]
@@ -125,48 +123,9 @@ impl Probe for Database {
     }
 }
 
-/// The solver's rule set of a database key (the seeds a pit, which no level depends on,
-/// set to 1). Fails for boards wider than the engine plays.
+/// The rules of a database key (see [`Rules::from_db_key`]).
 pub fn rules_from_key(key: &RulesKey) -> Result<Rules, RulesError> {
-    let mut b = RulesBuilder::new(usize::from(key.pits), 1);
-    let bad = |switch: &'static str, code: u8, expected: &'static str| RulesError::UnknownValue {
-        switch,
-        value: format!("code {code}"),
-        expected,
-    };
-    b.capture = Some(match key.capture {
-        0 => Capture::Standard,
-        1 => Capture::Empty,
-        2 => Capture::None,
-        c => return Err(bad("capture", c, "0, 1, 2")),
-    });
-    b.sowing = match key.sowing {
-        0 => Sowing::Single,
-        1 => Sowing::Relay,
-        c => return Err(bad("sowing", c, "0, 1")),
-    };
-    b.direction = match key.direction {
-        0 => Direction::Ccw,
-        1 => Direction::Cw,
-        c => return Err(bad("direction", c, "0, 1")),
-    };
-    b.opp_store = match key.opp_store {
-        0 => OppStore::Skip,
-        1 => OppStore::Sow,
-        c => return Err(bad("opp-store", c, "0, 1")),
-    };
-    b.end = match key.end {
-        0 => EndRule::Either,
-        1 => EndRule::Mover,
-        c => return Err(bad("end", c, "0, 1")),
-    };
-    b.remaining = match key.remaining {
-        0 => Remaining::Owner,
-        1 => Remaining::Emptier,
-        2 => Remaining::Discard,
-        c => return Err(bad("remaining", c, "0, 1, 2")),
-    };
-    b.build()
+    Rules::from_db_key(key)
 }
 
 /// First 8 bytes of a shard file.
@@ -454,6 +413,7 @@ mod tests {
     use super::*;
     use crate::game::Game;
     use crate::gen::{build_level, Lower};
+    use crate::rules::{Capture, Direction, EndRule, OppStore, Remaining, RulesBuilder, Sowing};
     use crate::Solver;
 
     /// Builds levels `0..=max_k` of `rules` into `dir` as files.

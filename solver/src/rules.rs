@@ -137,38 +137,55 @@ impl Rules {
     }
 
     /// The key that identifies these rules in an endgame database. The pie rule and the
-    /// seeds a pit do not change the value of a board, so they are not part of it.
+    /// seeds a pit do not change the value of a board, so they are not part of it. The
+    /// codes are `db_format`'s ([`db_format::rules`]), found by each switch's spelling.
     pub fn db_key(&self) -> db_format::RulesKey {
+        use db_format::rules as codes;
         db_format::RulesKey {
             pits: self.pits as u8,
-            capture: match self.capture {
-                Capture::Standard => 0,
-                Capture::Empty => 1,
-                Capture::None => 2,
-            },
-            sowing: match self.sowing {
-                Sowing::Single => 0,
-                Sowing::Relay => 1,
-            },
-            direction: match self.direction {
-                Direction::Ccw => 0,
-                Direction::Cw => 1,
-            },
-            opp_store: match self.opp_store {
-                OppStore::Skip => 0,
-                OppStore::Sow => 1,
-            },
-            end: match self.end {
-                EndRule::Either => 0,
-                EndRule::Mover => 1,
-            },
-            remaining: match self.remaining {
-                Remaining::Owner => 0,
-                Remaining::Emptier => 1,
-                Remaining::Discard => 2,
-            },
+            capture: code(self.capture, codes::CAPTURE),
+            sowing: code(self.sowing, codes::SOWING),
+            direction: code(self.direction, codes::DIRECTION),
+            opp_store: code(self.opp_store, codes::OPP_STORE),
+            end: code(self.end, codes::END),
+            remaining: code(self.remaining, codes::REMAINING),
         }
     }
+
+    /// The rules of a database key (the seeds a pit set to 1: a key does not hold them).
+    pub fn from_db_key(key: &db_format::RulesKey) -> Result<Rules, RulesError> {
+        use db_format::rules as codes;
+        let mut b = RulesBuilder::new(usize::from(key.pits), 1);
+        b.capture = Some(decode(key.capture, codes::CAPTURE)?);
+        b.sowing = decode(key.sowing, codes::SOWING)?;
+        b.direction = decode(key.direction, codes::DIRECTION)?;
+        b.opp_store = decode(key.opp_store, codes::OPP_STORE)?;
+        b.end = decode(key.end, codes::END)?;
+        b.remaining = decode(key.remaining, codes::REMAINING)?;
+        b.build()
+    }
+}
+
+/// The database code of a switch's value: the index of its spelling in `table`.
+fn code<S: Switch + PartialEq>(value: S, table: &[&str]) -> u8 {
+    let name = value.name();
+    // Invariant: db_format's tables spell every switch value (test
+    // `every_switch_value_has_a_database_code`).
+    table
+        .iter()
+        .position(|n| *n == name)
+        .expect("db_format has a code for every switch value") as u8
+}
+
+/// The switch value of database code `code` of `table`.
+fn decode<S: Switch>(code: u8, table: &[&str]) -> Result<S, RulesError> {
+    let unknown = || RulesError::UnknownValue {
+        switch: S::SWITCH,
+        value: format!("code {code}"),
+        expected: if table.len() == 3 { "0, 1, 2" } else { "0, 1" },
+    };
+    let name = table.get(usize::from(code)).ok_or_else(unknown)?;
+    S::parse(name).map_err(|_| unknown())
 }
 
 impl fmt::Display for Rules {
@@ -339,6 +356,25 @@ switch!(Remaining, "remaining", "owner, emptier, discard", [
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_switch_value_has_a_database_code() {
+        use db_format::rules as codes;
+        fn each<S: super::Switch + PartialEq + std::fmt::Debug>(table: &[&str]) {
+            assert_eq!(S::VALUES.len(), table.len());
+            for &(_, v) in S::VALUES {
+                let c = super::code(v, table);
+                assert_eq!(super::decode::<S>(c, table).unwrap(), v);
+            }
+            assert!(super::decode::<S>(table.len() as u8, table).is_err());
+        }
+        each::<super::Capture>(codes::CAPTURE);
+        each::<super::Sowing>(codes::SOWING);
+        each::<super::Direction>(codes::DIRECTION);
+        each::<super::OppStore>(codes::OPP_STORE);
+        each::<super::EndRule>(codes::END);
+        each::<super::Remaining>(codes::REMAINING);
+    }
+
     use super::*;
 
     #[test]
