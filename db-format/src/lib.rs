@@ -17,6 +17,7 @@ pub mod file;
 pub mod header;
 pub mod index;
 pub mod rules;
+pub mod shard;
 pub mod value;
 
 pub use crate::{

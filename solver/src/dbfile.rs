@@ -1,5 +1,6 @@
-//! A database directory on disk: the [`Database`] probe over memory-mapped level files,
-//! and the shard files of a level built across several machines.
+//! A database directory on disk: the [`Database`] probe over memory-mapped level files.
+//! The shard files of a level built across several machines are `db_format`'s
+//! ([`db_format::shard`], re-exported here).
 //!
 //! # Database
 //!
@@ -8,44 +9,19 @@
 //! [`Probe::max_seeds`] is the highest `K` with every level `0..=K` present. Opening
 //! checks each file's header, rules, seeds and length (cheap); it does not read the
 //! payloads (run `kalah db verify` for that). Values are read straight from the maps.
-//!
-//! # Shard files
-//!
-//! A level can be built as `N` contiguous rank slices ("shards") on different machines
-//! and joined afterwards. Shard `I` of `N` (`0 <= I < N`) of a level with `C` positions
-//! holds the ranks `floor(I·C/N) .. floor((I+1)·C/N)`. Its file name is the level's name
-//! followed by `.shard-I-of-N`, e.g.
-//! `m6-standard-single-ccw-skip-either-owner-k020.kdb.shard-3-of-8`, and it is written
-//! like a level file (`.tmp`, fsync, rename). All integers little-endian:
-//!
-//! | offset | size | field        | meaning |
-//! |-------:|-----:|--------------|---------|
-//! |      0 |    8 | magic        | ASCII `KALAHSH` and a zero byte |
-//! |      8 |    4 | version      | `u32`, 1 |
-//! |     12 |    8 | level        | bytes 12..20 of the level's header: pits, 6 rule codes, seeds |
-//! |     20 |    4 | index        | `u32`, `I` |
-//! |     24 |    4 | count        | `u32`, `N` |
-//! |     28 |    4 | reserved     | zero |
-//! |     32 |    8 | first rank   | `u64`, `floor(I·C/N)` |
-//! |     40 |    8 | entries      | `u64`, entries in this shard |
-//! |     48 |    8 | checksum     | `u64`, XXH3-64 (seed 0) of the payload |
-//! |     56 |    8 | reserved     | zero |
-//! |     64 |    … | payload      | the entries, one `i8` a rank, as in a level file |
-//!
-//! [`merge_shards`] checks every shard (magic, version, level, partition, length,
-//! checksum) and writes the level file, byte-identical to an unsharded build.
 
-use std::collections::BTreeMap;
-use std::fs::{self, File};
-use std::io::{Read, Write};
-use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use db_format::{checksum, checksum_values, file_name, DbError, LevelFile, Ranker, RulesKey};
+use db_format::{file_name, DbError, LevelFile, Ranker, RulesKey};
 
 use crate::board::Board;
 use crate::probe::Probe;
 use crate::rules::{Rules, RulesError};
+
+pub use db_format::shard::{
+    merge_shards, parse_shard_name, shard_file_name, write_shard, ShardHeader, ShardSpec,
+    SHARD_HEADER_LEN, SHARD_MAGIC, SHARD_VERSION,
+};
 
 /// The mapped level files `0..=max_seeds()` of one rule set.
 #[derive(Debug)]
@@ -128,288 +104,10 @@ pub fn rules_from_key(key: &RulesKey) -> Result<Rules, RulesError> {
     Rules::from_db_key(key)
 }
 
-/// First 8 bytes of a shard file.
-pub const SHARD_MAGIC: [u8; 8] = *b"KALAHSH\0";
-/// Version of the shard layout of the module docs.
-pub const SHARD_VERSION: u32 = 1;
-/// Bytes before a shard's payload.
-pub const SHARD_HEADER_LEN: usize = 64;
-
-/// Shard `index` of `count` (`0 <= index < count`): which slice of a level to build.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ShardSpec {
-    /// Which slice, from 0.
-    pub index: u32,
-    /// Slices in all.
-    pub count: u32,
-}
-
-impl ShardSpec {
-    /// Parses `I/N` with `0 <= I < N`.
-    pub fn parse(s: &str) -> Result<ShardSpec, String> {
-        let err = || format!("shard '{s}': expected I/N with 0 <= I < N, e.g. 0/4");
-        let (i, n) = s.split_once('/').ok_or_else(err)?;
-        let index: u32 = i.trim().parse().map_err(|_| err())?;
-        let count: u32 = n.trim().parse().map_err(|_| err())?;
-        if index >= count {
-            return Err(err());
-        }
-        Ok(ShardSpec { index, count })
-    }
-
-    /// The ranks of this shard in a level of `positions` positions.
-    pub fn ranks(&self, positions: u64) -> Range<u64> {
-        let at = |i: u32| (u128::from(positions) * u128::from(i) / u128::from(self.count)) as u64;
-        at(self.index)..at(self.index + 1)
-    }
-}
-
-/// `<level file name>.shard-I-of-N`.
-pub fn shard_file_name(rules: &RulesKey, seeds: u32, shard: ShardSpec) -> String {
-    format!(
-        "{}.shard-{}-of-{}",
-        file_name(rules, seeds),
-        shard.index,
-        shard.count
-    )
-}
-
-/// Writes shard `shard` of level (`rules`, `seeds`) holding `values` into `dir`, through
-/// `<name>.tmp` and a rename, and returns its path.
-pub fn write_shard(
-    dir: &Path,
-    rules: &RulesKey,
-    seeds: u32,
-    shard: ShardSpec,
-    values: &[i8],
-) -> Result<PathBuf, DbError> {
-    let level = db_format::Header::new(*rules, seeds, 0)?;
-    let ranks = shard.ranks(level.entry_count);
-    if ranks.end - ranks.start != values.len() as u64 {
-        return Err(DbError::EntryCountMismatch {
-            expected: ranks.end - ranks.start,
-            actual: values.len() as u64,
-        });
-    }
-    let mut head = [0u8; SHARD_HEADER_LEN];
-    head[..8].copy_from_slice(&SHARD_MAGIC);
-    head[8..12].copy_from_slice(&SHARD_VERSION.to_le_bytes());
-    head[12..20].copy_from_slice(&level.encode()[12..20]);
-    head[20..24].copy_from_slice(&shard.index.to_le_bytes());
-    head[24..28].copy_from_slice(&shard.count.to_le_bytes());
-    head[32..40].copy_from_slice(&ranks.start.to_le_bytes());
-    head[40..48].copy_from_slice(&(values.len() as u64).to_le_bytes());
-    head[48..56].copy_from_slice(&checksum_values(values).to_le_bytes());
-    let path = dir.join(shard_file_name(rules, seeds, shard));
-    let tmp = dir.join(format!("{}.tmp", shard_file_name(rules, seeds, shard)));
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| DbError::Io { path: p, source }
-    };
-    let mut f = File::create(&tmp).map_err(io(&tmp))?;
-    f.write_all(&head).map_err(io(&tmp))?;
-    // SAFETY: `i8` and `u8` have the same size and alignment, and every bit pattern is
-    // valid for both; the slice is only read.
-    let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len()) };
-    f.write_all(bytes).map_err(io(&tmp))?;
-    f.sync_all().map_err(io(&tmp))?;
-    drop(f);
-    fs::rename(&tmp, &path).map_err(io(&path))?;
-    Ok(path)
-}
-
-/// A shard read back and checked.
-struct Shard {
-    /// Header bytes 12..20: pits, rule codes, seeds.
-    level: [u8; 8],
-    spec: ShardSpec,
-    first: u64,
-    values: Vec<u8>,
-}
-
-/// Reads and checks one shard file: magic, version, reserved bytes, length, checksum.
-fn read_shard(path: &Path) -> Result<Shard, DbError> {
-    let io = |source| DbError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let corrupted = |what: &str| DbError::Corrupted {
-        path: path.to_path_buf(),
-        what: what.to_string(),
-    };
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(io)?;
-    if bytes.len() < 8 || bytes[..8] != SHARD_MAGIC {
-        return Err(DbError::BadMagic {
-            path: path.to_path_buf(),
-        });
-    }
-    if bytes.len() < SHARD_HEADER_LEN {
-        return Err(DbError::LengthMismatch {
-            path: path.to_path_buf(),
-            expected_len: SHARD_HEADER_LEN as u64,
-            actual_len: bytes.len() as u64,
-        });
-    }
-    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap_or([0; 4]));
-    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap_or([0; 8]));
-    let version = u32_at(8);
-    if version != SHARD_VERSION {
-        return Err(DbError::UnsupportedVersion {
-            path: path.to_path_buf(),
-            found: version,
-            expected: SHARD_VERSION,
-        });
-    }
-    if u32_at(28) != 0 || u64_at(56) != 0 {
-        return Err(corrupted("reserved shard header bytes are not zero"));
-    }
-    let spec = ShardSpec {
-        index: u32_at(20),
-        count: u32_at(24),
-    };
-    if spec.index >= spec.count {
-        return Err(corrupted("shard index is not below the shard count"));
-    }
-    let (first, entries, stored) = (u64_at(32), u64_at(40), u64_at(48));
-    let expected_len = entries
-        .checked_add(SHARD_HEADER_LEN as u64)
-        .ok_or_else(|| corrupted("entry count overflows"))?;
-    if bytes.len() as u64 != expected_len {
-        return Err(DbError::LengthMismatch {
-            path: path.to_path_buf(),
-            expected_len,
-            actual_len: bytes.len() as u64,
-        });
-    }
-    let computed = checksum(&bytes[SHARD_HEADER_LEN..]);
-    if computed != stored {
-        return Err(DbError::ChecksumMismatch {
-            path: path.to_path_buf(),
-            stored,
-            computed,
-        });
-    }
-    let mut level = [0u8; 8];
-    level.copy_from_slice(&bytes[12..20]);
-    bytes.drain(..SHARD_HEADER_LEN);
-    Ok(Shard {
-        level,
-        spec,
-        first,
-        values: bytes,
-    })
-}
-
-/// Joins every complete set of shard files in `dir` into its level file, then removes
-/// the shards unless `keep`. Returns the level files written.
-///
-/// Each shard must be intact and agree with its name and with the others (same level,
-/// same `N`, the slices of the module docs); a missing shard is an I/O error naming it.
-/// The level file is written by [`db_format::write_level_to`], which also checks every
-/// value's range, and is then opened again as a check.
-pub fn merge_shards(dir: &Path, keep: bool) -> Result<Vec<PathBuf>, DbError> {
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| DbError::Io { path: p, source }
-    };
-    // Level file name → shard count, from the shard names.
-    let mut sets: BTreeMap<String, u32> = BTreeMap::new();
-    for entry in fs::read_dir(dir).map_err(io(dir))? {
-        let name = entry.map_err(io(dir))?.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if name.ends_with(".tmp") {
-            continue;
-        }
-        if let Some((level, spec)) = parse_shard_name(name) {
-            let n = sets.entry(level.to_string()).or_insert(spec.count);
-            if *n != spec.count {
-                return Err(DbError::Corrupted {
-                    path: dir.join(name),
-                    what: format!(
-                        "shard count {} differs from another shard's {n}",
-                        spec.count
-                    ),
-                });
-            }
-        }
-    }
-    let mut written = Vec::new();
-    for (level_name, count) in sets {
-        let mut level: Option<[u8; 8]> = None;
-        let mut values: Vec<i8> = Vec::new();
-        let mut paths = Vec::new();
-        for index in 0..count {
-            let path = dir.join(format!("{level_name}.shard-{index}-of-{count}"));
-            let shard = read_shard(&path)?;
-            let bad = |what: String| DbError::Corrupted {
-                path: path.clone(),
-                what,
-            };
-            if shard.spec != (ShardSpec { index, count }) {
-                return Err(bad(format!(
-                    "header says shard {}/{} but the name says {index}/{count}",
-                    shard.spec.index, shard.spec.count
-                )));
-            }
-            if *level.get_or_insert(shard.level) != shard.level {
-                return Err(bad("shard of another level than shard 0".to_string()));
-            }
-            if shard.first != values.len() as u64 {
-                return Err(bad(format!(
-                    "shard starts at rank {} but the shards before end at {}",
-                    shard.first,
-                    values.len()
-                )));
-            }
-            values.extend(shard.values.iter().map(|&b| b as i8));
-            paths.push(path);
-        }
-        let Some(level) = level else { continue };
-        let rules = RulesKey {
-            pits: level[0],
-            capture: level[1],
-            sowing: level[2],
-            direction: level[3],
-            opp_store: level[4],
-            end: level[5],
-            remaining: level[6],
-        };
-        let seeds = u32::from(level[7]);
-        let path = dir.join(file_name(&rules, seeds));
-        if path.file_name().and_then(|n| n.to_str()) != Some(level_name.as_str()) {
-            return Err(DbError::Corrupted {
-                path: paths[0].clone(),
-                what: format!("shard header is for {}", path.display()),
-            });
-        }
-        db_format::write_level_to(&path, &rules, seeds, &values)?;
-        LevelFile::open(&path, &rules, seeds)?.verify()?;
-        if !keep {
-            for p in &paths {
-                fs::remove_file(p).map_err(io(p))?;
-            }
-        }
-        written.push(path);
-    }
-    Ok(written)
-}
-
-/// Splits `<level>.shard-I-of-N` into the level file name and the shard.
-pub fn parse_shard_name(name: &str) -> Option<(&str, ShardSpec)> {
-    let (level, rest) = name.rsplit_once(".shard-")?;
-    let (i, n) = rest.split_once("-of-")?;
-    let spec = ShardSpec {
-        index: i.parse().ok()?,
-        count: n.parse().ok()?,
-    };
-    (spec.index < spec.count && level.ends_with(".kdb")).then_some((level, spec))
-}
-
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
     use crate::game::Game;
     use crate::gen::{build_level, Lower};

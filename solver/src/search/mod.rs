@@ -137,7 +137,7 @@ impl Default for Config<'_> {
 
 /// A search: the rules, a transposition table and an optional database.
 ///
-/// Its fields fall in three groups: what it is told ([`Config`], private), what it
+/// Its fields fall in three groups: what it is told (`Config`), what it
 /// shares or is linked to while it runs (the table, the thread pool, the stop signal of
 /// the split points above it), and what it counts (the public counters, summed over the
 /// searches of every split point).
