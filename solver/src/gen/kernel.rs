@@ -10,7 +10,8 @@ use super::UNKNOWN;
 use crate::board::Board;
 use crate::game::Game;
 use crate::rank::FastRank;
-use crate::rules::{Capture, OppStore, Sowing};
+use crate::rules::{Capture, Sowing};
+use crate::sow::Sower;
 
 /// No capture can follow a move (in [`FastMove::cap`]).
 const NO_CAP: u8 = u8::MAX;
@@ -60,12 +61,30 @@ pub(super) struct FastMoves {
     pub(super) moves: [FastMove; 8],
 }
 
+/// One move of a mover's row, sown with the opponent's row empty (see [`Kernel::sow`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct RowMove {
+    /// The mover's row after sowing, before any capture (byte `i` = pit `i`).
+    pub(super) own_row: [u8; 8],
+    /// What every pit of the opponent's row gains.
+    pub(super) opp_add: [u8; 8],
+    /// Seeds sown into the mover's store and the opponent's.
+    pub(super) own: u8,
+    pub(super) opp: u8,
+    /// The last seed fell in the mover's store.
+    pub(super) in_store: bool,
+    /// With a capture possible: the pit of the opponent's row the last seed faces; else
+    /// [`NO_CAP`].
+    pub(super) cap: u8,
+}
+
 /// The single-sowing evaluation of a level's boards by rows.
 pub(super) struct Kernel {
     pub(super) pits: usize,
-    /// Slots a lap: `2m + 1`, or `2m + 2` when the opponent's store is sown.
-    pub(super) lap: usize,
-    pub(super) sow_opp: bool,
+    /// The rules' sowing with no capture, and with every capture into an empty pit
+    /// (`Capture::Empty`): where a move's seeds go, and where its last seed fell.
+    plain: Sower,
+    capturing: Sower,
     pub(super) capture: Capture,
     /// `end[a * (k + 1) + b]`: the value of a board whose mover's row holds `a` seeds and
     /// whose opponent's row `b` when the game is over there, else [`UNKNOWN`]. The end
@@ -82,8 +101,12 @@ impl Kernel {
         if r.sowing != Sowing::Single || r.can_cycle() {
             return None;
         }
-        let sow_opp = r.opp_store == OppStore::Sow;
         let pits = game.pits();
+        let with = |capture| {
+            let mut rules = *r;
+            rules.capture = capture;
+            Sower::new(&rules)
+        };
         let mut end = vec![UNKNOWN; (k + 1) * (k + 1)];
         for a in 0..=k {
             for b in 0..=k - a {
@@ -97,12 +120,47 @@ impl Kernel {
         }
         Some(Kernel {
             pits,
-            lap: 2 * pits + 1 + usize::from(sow_opp),
-            sow_opp,
+            plain: with(Capture::None),
+            capturing: with(Capture::Empty),
             capture: r.capture,
             end,
             k,
         })
+    }
+
+    /// Where the seeds of pit `pit` of the mover's row `cells` go, whatever the
+    /// opponent's row: [`Sower::sow`] of the board whose opponent's row is empty, so that
+    /// the kernel's moves follow the one sowing rule of [`crate::sow`].
+    pub(super) fn sow(&self, cells: &[u8; 8], pit: usize) -> RowMove {
+        let m = self.pits;
+        let mut c = [0u8; 16];
+        c[..m].copy_from_slice(&cells[..m]);
+        let board = Board::from_cells(m, &c[..2 * m]);
+        let sown = self.plain.sow(&board, pit);
+        let after = sown.board.cells();
+        let mut own_row = [0u8; 8];
+        let mut opp_add = [0u8; 8];
+        own_row[..m].copy_from_slice(&after[..m]);
+        opp_add[..m].copy_from_slice(&after[m..2 * m]);
+        // A capture is possible exactly where capturing into an empty pit takes one: the
+        // last seed fell in an empty pit of the mover's row, the one it empties.
+        let cap = match self.capture {
+            Capture::None => NO_CAP,
+            Capture::Standard | Capture::Empty => {
+                let taken = self.capturing.sow(&board, pit).board;
+                (0..m)
+                    .find(|&i| taken.cells()[i] != after[i])
+                    .map_or(NO_CAP, |pos| (m - 1 - pos) as u8)
+            }
+        };
+        RowMove {
+            own_row,
+            opp_add,
+            own: sown.own_gain,
+            opp: sown.opp_gain,
+            in_store: sown.in_store,
+            cap,
+        }
     }
 
     /// The moves of the mover's row `row` (of index `rows[..]`, sum `s`).
@@ -114,35 +172,14 @@ impl Kernel {
             if n == 0 {
                 continue;
             }
-            // Slots: 0..m own pits, m own store, m+1..=2m opponent's pits, 2m+1 its store.
-            let mut slots = [0usize; 18];
-            slots[..m].copy_from_slice(&row.cells.map(usize::from)[..m]);
-            slots[pit] = 0;
-            let mut pos = pit;
-            for _ in 0..n {
-                pos += 1;
-                if pos == self.lap {
-                    pos = 0;
-                }
-                slots[pos] += 1;
-            }
-            let mut own_row = [0u8; 8];
-            let mut opp_add = [0u8; 8];
-            for i in 0..m {
-                own_row[i] = slots[i] as u8;
-                opp_add[i] = slots[m + 1 + i] as u8;
-            }
-            let cap = if pos < m && slots[pos] == 1 && self.capture != Capture::None {
-                (m - 1 - pos) as u8
-            } else {
-                NO_CAP
-            };
-            let own = slots[m] as u8;
-            let opp = if self.sow_opp {
-                slots[2 * m + 1] as u8
-            } else {
-                0
-            };
+            let RowMove {
+                own_row,
+                opp_add,
+                own,
+                opp,
+                in_store,
+                cap,
+            } = self.sow(&row.cells, pit);
             let s = row.cells[..m]
                 .iter()
                 .map(|&c| usize::from(c))
@@ -155,7 +192,7 @@ impl Kernel {
                 opp_add: u64::from_le_bytes(opp_add),
                 own,
                 opp,
-                in_store: pos == m,
+                in_store,
                 cap,
                 cap_hi_at: 0,
                 row: 0,
@@ -498,5 +535,93 @@ impl Kernel {
             fast.lo(rows[0]) + f.hi_own
         };
         level.lower_at(&rows, gone, rank)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{EndRule, OppStore, Remaining, RulesBuilder};
+    use db_format::Ranker;
+
+    /// The board after move `mv` from the mover's row `own` against the opponent's row
+    /// `opp`, the seeds gained by each side and whether the move ends in the store, as
+    /// the kernel's evaluation (`Kernel::through`) applies it.
+    fn apply(mv: &RowMove, capture: Capture, m: usize, opp: &[u8]) -> ([u8; 16], u8, u8, bool) {
+        let mut c = [0u8; 16];
+        c[..m].copy_from_slice(&mv.own_row[..m]);
+        for i in 0..m {
+            c[m + i] = opp[i] + mv.opp_add[i];
+        }
+        let mut own = mv.own;
+        if mv.cap != NO_CAP {
+            let facing = m + usize::from(mv.cap);
+            if c[facing] > 0 || capture == Capture::Empty {
+                own += c[facing] + 1;
+                c[facing] = 0;
+                c[m - 1 - usize::from(mv.cap)] = 0;
+            }
+        }
+        (c, own, mv.opp, mv.in_store)
+    }
+
+    /// The kernel's move table equals [`Sower::sow`] on whole boards under every rule
+    /// combination the kernel accepts (counter-clockwise single sowing), for every row of
+    /// up to 9 seeds and a few opponent's rows each.
+    #[test]
+    fn row_moves_equal_the_sowing_rule_under_every_accepted_rule_combination() {
+        let mut checked = 0;
+        for capture in [Capture::Standard, Capture::Empty, Capture::None] {
+            for opp_store in [OppStore::Skip, OppStore::Sow] {
+                for end in [EndRule::Either, EndRule::Mover] {
+                    for remaining in [Remaining::Owner, Remaining::Emptier, Remaining::Discard] {
+                        for m in 1..=6 {
+                            let mut b = RulesBuilder::new(m, 1);
+                            b.capture = Some(capture);
+                            b.opp_store = opp_store;
+                            b.end = end;
+                            b.remaining = remaining;
+                            let rules = b.build().unwrap();
+                            let game = Game::new(rules);
+                            let kernel = Kernel::new(&game, 9).expect("single sowing, ccw");
+                            let sower = Sower::new(&rules);
+                            for s in 0..=9u32 {
+                                let r = Ranker::new(m, s).unwrap();
+                                let mut row = [0u8; 8];
+                                for rank in 0..r.count() {
+                                    r.unrank(rank, &mut row[..m]);
+                                    let opps: [[u8; 8]; 3] =
+                                        [[0; 8], row, std::array::from_fn(|i| (i % 3) as u8)];
+                                    for pit in (0..m).filter(|&p| row[p] > 0) {
+                                        let mv = kernel.sow(&row, pit);
+                                        for opp in &opps {
+                                            let mut c = [0u8; 16];
+                                            c[..m].copy_from_slice(&row[..m]);
+                                            c[m..2 * m].copy_from_slice(&opp[..m]);
+                                            let board = Board::from_cells(m, &c[..2 * m]);
+                                            let want = sower.sow(&board, pit);
+                                            let (cells, own, opp_gain, in_store) =
+                                                apply(&mv, capture, m, &opp[..m]);
+                                            assert_eq!(
+                                                (&cells[..2 * m], own, opp_gain, in_store),
+                                                (
+                                                    &want.board.cells()[..2 * m],
+                                                    want.own_gain,
+                                                    want.opp_gain,
+                                                    want.in_store
+                                                ),
+                                                "{rules} {board:?} pit {pit}"
+                                            );
+                                            checked += 1;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
     }
 }
