@@ -11,12 +11,11 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use db_format::{file_name, level_size, DbError, LevelFile, Ranker};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use solver::dbfile::{merge_shards, rules_from_key, write_shard, Database, ShardSpec};
 use solver::gen::cyclic::build_level_cyclic;
 use solver::gen::{build_level, GenError, Lower};
-use solver::verify::rederive;
-use solver::{Board, Game, Probe};
+use solver::verify::{rederive_level, LevelCheck, Mismatch};
+use solver::{Game, Probe};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
 use crate::error::CliError;
@@ -414,20 +413,29 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
         let game = Game::new(rules);
         for k in 0..db.levels() {
             let count = level_size(key.cells(), k);
-            let (checked, bad) = rederive_level(&game, &db, k, count, a);
+            let LevelCheck { checked, wrong } =
+                rederive_level(&game, &db, k, a.full_up_to, a.sample);
             let what = if checked == count {
                 "all".to_string()
             } else {
                 "sample of".to_string()
             };
-            match bad {
+            match wrong {
                 None => {
                     let _ = writeln!(
                         out,
                         "ok       level {k:3} of [{key}]: {what} {checked} entries re-derived"
                     );
                 }
-                Some((rank, stored, derived)) => {
+                Some(Mismatch {
+                    rank,
+                    stored,
+                    derived,
+                }) => {
+                    let derived = derived
+                        .map_or("nothing (a successor is missing)".to_string(), |v| {
+                            v.to_string()
+                        });
                     problems += 1;
                     let _ = writeln!(
                         out,
@@ -444,51 +452,6 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
         ));
     }
     Ok(())
-}
-
-/// Re-derives all entries of level `k` (or a random sample for large levels) and returns
-/// how many were checked and the first mismatch (rank, stored, re-derived).
-fn rederive_level(
-    game: &Game,
-    db: &Database,
-    k: u32,
-    count: u64,
-    a: &VerifyArgs,
-) -> (u64, Option<(u64, i32, String)>) {
-    let Ok(ranker) = Ranker::new(2 * game.pits(), k) else {
-        return (0, None);
-    };
-    let full = count <= a.full_up_to;
-    let n = if full { count } else { a.sample.min(count) };
-    let pick = |i: u64| {
-        if full {
-            i
-        } else {
-            // SplitMix64 of the index: a fixed, reproducible sample.
-            let mut z = i
-                .wrapping_add(u64::from(k) << 40)
-                .wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) % count
-        }
-    };
-    let m = game.pits();
-    let bad = (0..n).into_par_iter().find_map_first(|i| {
-        let rank = pick(i);
-        let mut c = [0u8; 16];
-        ranker.unrank(rank, &mut c[..2 * m]);
-        let b = Board::from_cells(m, &c[..2 * m]);
-        let stored = db.value(&b)?;
-        let derived = rederive(game, &b, db);
-        (derived != Some(stored)).then(|| {
-            let d = derived.map_or("nothing (a successor is missing)".to_string(), |v| {
-                v.to_string()
-            });
-            (rank, stored, d)
-        })
-    });
-    (n, bad)
 }
 
 fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
