@@ -57,8 +57,8 @@ const RESERVED_TAIL: usize = 24;
 // `encoded_length_is_64` checks bincode agrees).
 const _: () = assert!(8 + 4 + 7 + 1 + 1 + 1 + 2 + 8 + 8 + RESERVED_TAIL == HEADER_LEN);
 
-/// The bincode configuration of the header.
-const CONFIG: Configuration<LittleEndian, Fixint, NoLimit> = bincode::config::standard()
+/// The bincode configuration of the header (and of a shard's, [`crate::shard`]).
+pub(crate) const CONFIG: Configuration<LittleEndian, Fixint, NoLimit> = bincode::config::standard()
     .with_fixed_int_encoding()
     .with_little_endian();
 

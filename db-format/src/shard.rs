@@ -33,18 +33,11 @@ use std::io::{Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use bincode::config::{Configuration, Fixint, LittleEndian, NoLimit};
-
 use crate::checksum::{checksum, checksum_values};
 use crate::error::DbError;
 use crate::file::{file_name, write_level_to, LevelFile};
-use crate::header::Header;
+use crate::header::{Header, CONFIG};
 use crate::rules::RulesKey;
-
-/// The bincode configuration of the header (the level header's).
-const CONFIG: Configuration<LittleEndian, Fixint, NoLimit> = bincode::config::standard()
-    .with_fixed_int_encoding()
-    .with_little_endian();
 
 /// First 8 bytes of a shard file.
 pub const SHARD_MAGIC: [u8; 8] = *b"KALAHSH\0";
