@@ -17,7 +17,7 @@ trap 'rm -f "$log" "$log.out"' EXIT
 read -r wall rss <"$log"
 echo "# kalah bench"
 echo
-echo "Solves a fixed list of positions (\`tools/src/cmd_bench.rs\`, \`POSITIONS\`) with a fresh"
+echo "Solves a fixed list of positions (\`tools/src/cmd/bench.rs\`, \`POSITIONS\`) with a fresh"
 echo "transposition table each, checks every value against the stored expected value, and"
 echo "counts nodes. The node counts are a behaviour signature of the search: with the same"
 echo "table size they change only when the search changes, and only on purpose."

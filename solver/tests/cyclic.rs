@@ -78,7 +78,7 @@ fn hand_built_cycles() {
 }
 
 /// Counter-clockwise, where both apply: every level the cyclic solver builds equals the
-/// acyclic generator's (`retro::build_level`) and a memoised negamax on every board, and
+/// acyclic generator's (`gen::build_level`) and a memoised negamax on every board, and
 /// the level files written from both are byte-identical.
 #[test]
 fn equals_the_acyclic_generator_and_negamax_counter_clockwise() {

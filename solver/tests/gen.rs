@@ -97,8 +97,8 @@ fn thread_count_does_not_change_the_level() {
 
 /// Timing harness: `KALAH_DB=<dir> KALAH_K=<k> cargo test --release -p solver
 /// --test gen time_level -- --ignored --nocapture` builds level `k` of the default
-/// 6-pit rules from the levels below it in `dir`, through [`build_level`] and
-/// [`build_level_from_values`] on one thread (or `KALAH_THREADS`), and compares both
+/// 6-pit rules from the levels below it in `dir`, through [`build_level`] with
+/// [`Lower::Probe`] and [`Lower::Values`] on one thread (or `KALAH_THREADS`), and compares both
 /// with level `k` in `dir` if it is there (`KALAH_VIA=probe|values`: only one).
 #[test]
 #[ignore]
