@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::kernel::Kernel;
 use super::level::Level;
 use super::GenError;
-use crate::rank::next_in_rank_order;
+use crate::rank::{next_in_rank_order, FastRank};
 
 /// One row of `m` pits, of some seed sum `s <= k`, in the tiled order.
 #[derive(Clone, Copy)]
@@ -62,128 +62,10 @@ impl Level<'_> {
     pub(super) fn tiled(&self, progress: &(dyn Fn(u64) + Sync)) -> Result<(), GenError> {
         let m = self.cells / 2;
         let k = self.k as usize;
-        // Every row of sum 0..=k, ordered by (sum, rank).
-        let mut rows: Vec<Row> = Vec::new();
-        let mut his: Vec<u64> = Vec::new();
-        let mut first = vec![0usize; k + 2];
-        for (s, start) in first.iter_mut().enumerate().take(k + 1) {
-            *start = rows.len();
-            let r = Ranker::new(m, s as u32)?;
-            let mut c = [0u8; 8];
-            r.unrank(0, &mut c[..m]);
-            let mut local = 0u32;
-            loop {
-                let mut board = [0u8; 16];
-                board[m - 1] = (k - s) as u8;
-                board[m..2 * m].copy_from_slice(&c[..m]);
-                let packed = u64::from_le_bytes(c);
-                let mut lo_add = [0u64; 9];
-                for (t, lo) in lo_add.iter_mut().enumerate().take(m + 1) {
-                    // One seed in each of pits 0..t: bytes 0..t set to 1.
-                    let add = if t == 0 {
-                        0
-                    } else {
-                        u64::MAX >> (64 - 8 * t) & 0x0101_0101_0101_0101
-                    };
-                    *lo = self.fast.lo(packed + add);
-                }
-                let hi_at = his.len();
-                his.extend((0..=k - s).map(|a| self.fast.hi(a, packed)));
-                rows.push(Row {
-                    cells: c,
-                    local,
-                    block: self.fast.rank(&board),
-                    lo_add,
-                    hi_at,
-                });
-                local += 1;
-                if !next_in_rank_order(&mut c[..m]) {
-                    break;
-                }
-            }
-        }
-        first[k + 1] = rows.len();
-        let tl = Tiling {
-            rankers: (0..=k)
-                .map(|s| Ranker::new(m, s as u32))
-                .collect::<Result<_, _>>()?,
-            rows,
-            first,
-            his,
-        };
-        let (rows, first) = (&tl.rows, &tl.first);
-        // Tiles: runs of at most TILE consecutive rows of one sum, in row order.
-        let mut tiles: Vec<(usize, usize, usize)> = Vec::new();
-        for s in 0..=k {
-            let mut a = first[s];
-            while a < first[s + 1] {
-                let b = (a + TILE).min(first[s + 1]);
-                tiles.push((a, b, s));
-                a = b;
-            }
-        }
-        let mut first_tile = vec![0usize; k + 2];
-        for s in 0..=k {
-            first_tile[s + 1] = first_tile[s] + (first[s + 1] - first[s]).div_ceil(TILE);
-        }
-        // Unordered tile pairs {p <= q} whose sums add up to k, by (q, p).
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        for (q, &(_, _, sq)) in tiles.iter().enumerate() {
-            let sp = k - sq;
-            for p in first_tile[sp]..first_tile[sp + 1] {
-                if p <= q {
-                    pairs.push((p as u32, q as u32));
-                }
-            }
-        }
-        let size = |&(p, q): &(u32, u32)| {
-            let (a, b, _) = tiles[p as usize];
-            let (c, d, _) = tiles[q as usize];
-            let n = ((b - a) * (d - c)) as u64;
-            if p == q {
-                n
-            } else {
-                2 * n
-            }
-        };
-        // Work items: runs of the consecutive pairs of one `q` (the thread keeps `q`'s
-        // moves across a run). A same-level move keeps both rows' sums, so only runs of
-        // the same split of the seeds between the rows depend on each other, each on the
-        // ones before it. Taken in that order, two threads would often run neighbours of
-        // one split at once, and a board the other thread has not finished is evaluated
-        // again on the spot (through `Game::play`; `perf record`, results/bench.md). So the
-        // splits are interleaved, each in its own order and spread evenly over the list:
-        // run `i` of a split of `n` runs goes at `(i + 1/2) / n`.
-        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
-        for (i, &(_, q)) in pairs.iter().enumerate() {
-            match runs.last_mut() {
-                Some(run) if pairs[run.0].1 == q => run.1 = i + 1,
-                _ => runs.push((i, i + 1, tiles[q as usize].2)),
-            }
-        }
-        let mut split_len = vec![0u64; k + 1];
-        for run in &runs {
-            split_len[run.2] += 1;
-        }
-        let mut seen = vec![0u64; k + 1];
-        let mut keyed: Vec<((u64, u64), Range<usize>)> = runs
-            .iter()
-            .map(|&(a, b, split)| {
-                seen[split] += 1;
-                ((2 * seen[split] - 1, 2 * split_len[split]), a..b)
-            })
-            .collect();
-        // By the fractions, compared exactly; the sort is stable.
-        keyed.sort_by(|((a, n), _), ((b, d), _)| {
-            (u128::from(*a) * u128::from(*d)).cmp(&(u128::from(*b) * u128::from(*n)))
-        });
-        let batches: Vec<(Range<usize>, u64)> = keyed
-            .into_iter()
-            .map(|(_, run)| {
-                let n = pairs[run.clone()].iter().map(size).sum();
-                (run, n)
-            })
-            .collect();
+        let tl = Tiling::new(&self.fast, m, k)?;
+        let rows = &tl.rows;
+        let (tiles, pairs) = tile_pairs(&tl.first, k);
+        let batches = batches(&tiles, &pairs, k);
         debug_assert_eq!(
             batches.iter().map(|b| b.1).sum::<u64>(),
             self.values.len() as u64
@@ -228,4 +110,149 @@ impl Level<'_> {
         });
         Ok(())
     }
+}
+
+impl Tiling {
+    /// Every row of `m` pits with `0..=k` seeds, ordered by (sum, rank), with the rank
+    /// parts of [`Row`] and [`Tiling::his`] from `fast`.
+    fn new(fast: &FastRank, m: usize, k: usize) -> Result<Tiling, GenError> {
+        // Every row of sum 0..=k, ordered by (sum, rank).
+        let mut rows: Vec<Row> = Vec::new();
+        let mut his: Vec<u64> = Vec::new();
+        let mut first = vec![0usize; k + 2];
+        for (s, start) in first.iter_mut().enumerate().take(k + 1) {
+            *start = rows.len();
+            let r = Ranker::new(m, s as u32)?;
+            let mut c = [0u8; 8];
+            r.unrank(0, &mut c[..m]);
+            let mut local = 0u32;
+            loop {
+                let mut board = [0u8; 16];
+                board[m - 1] = (k - s) as u8;
+                board[m..2 * m].copy_from_slice(&c[..m]);
+                let packed = u64::from_le_bytes(c);
+                let mut lo_add = [0u64; 9];
+                for (t, lo) in lo_add.iter_mut().enumerate().take(m + 1) {
+                    // One seed in each of pits 0..t: bytes 0..t set to 1.
+                    let add = if t == 0 {
+                        0
+                    } else {
+                        u64::MAX >> (64 - 8 * t) & 0x0101_0101_0101_0101
+                    };
+                    *lo = fast.lo(packed + add);
+                }
+                let hi_at = his.len();
+                his.extend((0..=k - s).map(|a| fast.hi(a, packed)));
+                rows.push(Row {
+                    cells: c,
+                    local,
+                    block: fast.rank(&board),
+                    lo_add,
+                    hi_at,
+                });
+                local += 1;
+                if !next_in_rank_order(&mut c[..m]) {
+                    break;
+                }
+            }
+        }
+        first[k + 1] = rows.len();
+        Ok(Tiling {
+            rankers: (0..=k)
+                .map(|s| Ranker::new(m, s as u32))
+                .collect::<Result<_, _>>()?,
+            rows,
+            first,
+            his,
+        })
+    }
+}
+
+/// The tiles of `first`'s rows (runs of at most [`TILE`] consecutive rows of one sum, in
+/// row order: `(first row, end, sum)`) and the unordered pairs of tiles `{p <= q}` whose
+/// sums add up to `k`, by `(q, p)`.
+#[allow(clippy::type_complexity)]
+fn tile_pairs(first: &[usize], k: usize) -> (Vec<(usize, usize, usize)>, Vec<(u32, u32)>) {
+    // Tiles: runs of at most TILE consecutive rows of one sum, in row order.
+    let mut tiles: Vec<(usize, usize, usize)> = Vec::new();
+    for s in 0..=k {
+        let mut a = first[s];
+        while a < first[s + 1] {
+            let b = (a + TILE).min(first[s + 1]);
+            tiles.push((a, b, s));
+            a = b;
+        }
+    }
+    let mut first_tile = vec![0usize; k + 2];
+    for s in 0..=k {
+        first_tile[s + 1] = first_tile[s] + (first[s + 1] - first[s]).div_ceil(TILE);
+    }
+    // Unordered tile pairs {p <= q} whose sums add up to k, by (q, p).
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for (q, &(_, _, sq)) in tiles.iter().enumerate() {
+        let sp = k - sq;
+        for p in first_tile[sp]..first_tile[sp + 1] {
+            if p <= q {
+                pairs.push((p as u32, q as u32));
+            }
+        }
+    }
+    (tiles, pairs)
+}
+
+/// The work items of `pairs` (of `tiles`) and the boards each evaluates, in the order the
+/// threads take them.
+fn batches(
+    tiles: &[(usize, usize, usize)],
+    pairs: &[(u32, u32)],
+    k: usize,
+) -> Vec<(Range<usize>, u64)> {
+    let size = |&(p, q): &(u32, u32)| {
+        let (a, b, _) = tiles[p as usize];
+        let (c, d, _) = tiles[q as usize];
+        let n = ((b - a) * (d - c)) as u64;
+        if p == q {
+            n
+        } else {
+            2 * n
+        }
+    };
+    // Work items: runs of the consecutive pairs of one `q` (the thread keeps `q`'s
+    // moves across a run). A same-level move keeps both rows' sums, so only runs of
+    // the same split of the seeds between the rows depend on each other, each on the
+    // ones before it. Taken in that order, two threads would often run neighbours of
+    // one split at once, and a board the other thread has not finished is evaluated
+    // again on the spot (through `Game::play`; `perf record`, results/bench.md). So the
+    // splits are interleaved, each in its own order and spread evenly over the list:
+    // run `i` of a split of `n` runs goes at `(i + 1/2) / n`.
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, &(_, q)) in pairs.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if pairs[run.0].1 == q => run.1 = i + 1,
+            _ => runs.push((i, i + 1, tiles[q as usize].2)),
+        }
+    }
+    let mut split_len = vec![0u64; k + 1];
+    for run in &runs {
+        split_len[run.2] += 1;
+    }
+    let mut seen = vec![0u64; k + 1];
+    let mut keyed: Vec<((u64, u64), Range<usize>)> = runs
+        .iter()
+        .map(|&(a, b, split)| {
+            seen[split] += 1;
+            ((2 * seen[split] - 1, 2 * split_len[split]), a..b)
+        })
+        .collect();
+    // By the fractions, compared exactly; the sort is stable.
+    keyed.sort_by(|((a, n), _), ((b, d), _)| {
+        (u128::from(*a) * u128::from(*d)).cmp(&(u128::from(*b) * u128::from(*n)))
+    });
+    keyed
+        .into_iter()
+        .map(|(_, run)| {
+            let n = pairs[run.clone()].iter().map(size).sum();
+            (run, n)
+        })
+        .collect()
 }
