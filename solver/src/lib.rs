@@ -34,8 +34,10 @@ pub mod sow;
 pub mod verify;
 
 pub use board::Board;
+pub use dbfile::Database;
 pub use engine::{Engine, Method};
 pub use game::{Game, Next, Step};
+pub use gen::{build_level, GenError, Lower};
 pub use notation::{MoveText, Played, RecordError};
 pub use position::{Position, PositionError, Side};
 pub use probe::{MemoryDb, Probe};
