@@ -275,7 +275,8 @@ pub fn build_in_memory(
 /// `board` (and of every board reachable from it) with [`Probe::value`].
 ///
 /// ```
-/// use solver::{cyclic, Board, Direction, Game, Probe, RulesBuilder};
+/// use solver::gen::cyclic;
+/// use solver::{Board, Direction, Game, Probe, RulesBuilder};
 /// let mut r = RulesBuilder::new(2, 2);
 /// r.direction = Direction::Cw;
 /// let game = Game::new(r.build().unwrap());
