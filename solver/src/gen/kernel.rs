@@ -78,13 +78,31 @@ pub(super) struct RowMove {
     pub(super) cap: u8,
 }
 
+/// Where a hand of seeds sown from one pit goes, the rest of the board empty: what every
+/// pit gains (the emptied pit included, when the hand laps the board) and the pit of the
+/// mover's row where the last seed fell alone, if it did.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hand {
+    /// What each pit of the mover's row gains (packed).
+    own_add: u64,
+    /// What each pit of the opponent's row gains.
+    opp_add: [u8; 8],
+    /// Seeds sown into the mover's store and the opponent's.
+    own: u8,
+    opp: u8,
+    /// The last seed fell in the mover's store.
+    in_store: bool,
+    /// The pit of the mover's row where the last seed fell into an empty pit, else
+    /// [`NO_CAP`].
+    last: u8,
+}
+
 /// The single-sowing evaluation of a level's boards by rows.
 pub(super) struct Kernel {
     pub(super) pits: usize,
-    /// The rules' sowing with no capture, and with every capture into an empty pit
-    /// (`Capture::Empty`): where a move's seeds go, and where its last seed fell.
-    plain: Sower,
-    capturing: Sower,
+    /// `hands[pit * (k + 1) + n]`: where `n` seeds sown from `pit` go, from [`Sower::sow`]
+    /// (see [`Hand`]).
+    hands: Vec<Hand>,
     pub(super) capture: Capture,
     /// `end[a * (k + 1) + b]`: the value of a board whose mover's row holds `a` seeds and
     /// whose opponent's row `b` when the game is over there, else [`UNKNOWN`]. The end
@@ -107,6 +125,35 @@ impl Kernel {
             rules.capture = capture;
             Sower::new(&rules)
         };
+        let (plain, capturing) = (with(Capture::None), with(Capture::Empty));
+        let mut hands = vec![Hand::default(); pits * (k + 1)];
+        for pit in 0..pits {
+            for n in 1..=k {
+                let mut c = [0u8; 16];
+                c[pit] = n as u8;
+                let board = Board::from_cells(pits, &c[..2 * pits]);
+                let sown = plain.sow(&board, pit);
+                let after = sown.board.cells();
+                let mut own_add = [0u8; 8];
+                let mut opp_add = [0u8; 8];
+                own_add[..pits].copy_from_slice(&after[..pits]);
+                opp_add[..pits].copy_from_slice(&after[pits..2 * pits]);
+                // Capturing into an empty pit takes one exactly where the last seed fell
+                // alone in a pit of the mover's row: the pit it empties.
+                let taken = capturing.sow(&board, pit).board;
+                let last = (0..pits)
+                    .find(|&i| taken.cells()[i] != after[i])
+                    .map_or(NO_CAP, |i| i as u8);
+                hands[pit * (k + 1) + n] = Hand {
+                    own_add: u64::from_le_bytes(own_add),
+                    opp_add,
+                    own: sown.own_gain,
+                    opp: sown.opp_gain,
+                    in_store: sown.in_store,
+                    last,
+                };
+            }
+        }
         let mut end = vec![UNKNOWN; (k + 1) * (k + 1)];
         for a in 0..=k {
             for b in 0..=k - a {
@@ -120,45 +167,42 @@ impl Kernel {
         }
         Some(Kernel {
             pits,
-            plain: with(Capture::None),
-            capturing: with(Capture::Empty),
+            hands,
             capture: r.capture,
             end,
             k,
         })
     }
 
-    /// Where the seeds of pit `pit` of the mover's row `cells` go, whatever the
-    /// opponent's row: [`Sower::sow`] of the board whose opponent's row is empty, so that
-    /// the kernel's moves follow the one sowing rule of [`crate::sow`].
+    /// Where the seeds of pit `pit` of the mover's row `cells` (at most `k` seeds) go,
+    /// whatever the opponent's row. Single sowing puts a hand's seeds in the same slots
+    /// whatever the other pits hold, so the row's move is the pit emptied plus the hand's
+    /// seeds ([`Hand`], from [`Sower::sow`]); a capture is possible when the last seed
+    /// falls in a pit of the mover's row that was empty.
+    #[inline]
     pub(super) fn sow(&self, cells: &[u8; 8], pit: usize) -> RowMove {
         let m = self.pits;
-        let mut c = [0u8; 16];
-        c[..m].copy_from_slice(&cells[..m]);
-        let board = Board::from_cells(m, &c[..2 * m]);
-        let sown = self.plain.sow(&board, pit);
-        let after = sown.board.cells();
-        let mut own_row = [0u8; 8];
-        let mut opp_add = [0u8; 8];
-        own_row[..m].copy_from_slice(&after[..m]);
-        opp_add[..m].copy_from_slice(&after[m..2 * m]);
-        // A capture is possible exactly where capturing into an empty pit takes one: the
-        // last seed fell in an empty pit of the mover's row, the one it empties.
-        let cap = match self.capture {
-            Capture::None => NO_CAP,
-            Capture::Standard | Capture::Empty => {
-                let taken = self.capturing.sow(&board, pit).board;
-                (0..m)
-                    .find(|&i| taken.cells()[i] != after[i])
-                    .map_or(NO_CAP, |pos| (m - 1 - pos) as u8)
+        let n = usize::from(cells[pit]);
+        let h = &self.hands[pit * (self.k + 1) + n];
+        let mut row = *cells;
+        row[pit] = 0;
+        // No byte carries: a row holds at most `k <= 127` seeds, and so does a hand.
+        let own_row = (u64::from_le_bytes(row) + h.own_add).to_le_bytes();
+        let cap = match h.last {
+            pos if pos != NO_CAP
+                && self.capture != Capture::None
+                && own_row[usize::from(pos)] == 1 =>
+            {
+                (m - 1 - usize::from(pos)) as u8
             }
+            _ => NO_CAP,
         };
         RowMove {
             own_row,
-            opp_add,
-            own: sown.own_gain,
-            opp: sown.opp_gain,
-            in_store: sown.in_store,
+            opp_add: h.opp_add,
+            own: h.own,
+            opp: h.opp,
+            in_store: h.in_store,
             cap,
         }
     }

@@ -317,6 +317,8 @@ impl<'a> Solver<'a> {
         let key = self.table.key(board);
         self.table.prefetch(&key);
         debug_assert_eq!(rows, board.row_seeds(self.game.pits()));
+        let mut steps = [Step::NONE; 8];
+        let mut ranks = [None; 8];
         let mut moves = Ordered::new(
             self.game,
             board,
@@ -324,6 +326,8 @@ impl<'a> Solver<'a> {
             seeds,
             self.config.endgame_max,
             self.config.endgame,
+            &mut steps,
+            &mut ranks,
         );
         if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
             if e.depth >= depth {
@@ -344,14 +348,14 @@ impl<'a> Solver<'a> {
         let n = moves.n;
         for i in 0..n {
             let pit = moves.pit(i);
-            let step = moves.steps[usize::from(pit)];
+            let step = steps[usize::from(pit)];
             // Young brothers wait: once one move has been searched (and failed to
             // cut), the others are worth searching at the same time.
             if seeds >= self.config.split_seeds && best != i32::MIN && n - i >= 2 {
                 let mut rest = [(0u8, Step::NONE); 8];
                 for (r, j) in rest.iter_mut().zip(i..n) {
                     let pit = moves.pit(j);
-                    *r = (pit, moves.steps[usize::from(pit)]);
+                    *r = (pit, steps[usize::from(pit)]);
                 }
                 let (v, pit) = self.split(&rest[..n - i], seeds, beta, child_depth);
                 if v > best {
@@ -360,13 +364,7 @@ impl<'a> Solver<'a> {
                 }
                 break;
             }
-            let v = self.through(
-                &step,
-                seeds,
-                beta,
-                child_depth,
-                moves.ranks[usize::from(pit)],
-            );
+            let v = self.through(&step, seeds, beta, child_depth, ranks[usize::from(pit)]);
             if self.stopped() {
                 return 0;
             }

@@ -9,13 +9,9 @@ use super::endgame::Endgame;
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
 
-/// A node's moves in search order.
+/// A node's moves in search order (their steps and endgame ranks lie in the caller's
+/// arrays, by pit: a few hundred bytes the caller keeps in place).
 pub(super) struct Ordered {
-    /// Each move's step, by pit.
-    pub(super) steps: [Step; 8],
-    /// The endgame table's rank of each child it holds, by pit (its value is being
-    /// fetched).
-    pub(super) ranks: [Option<u64>; 8],
     /// The search order as sorted keys, best first: the order in the high bits,
     /// `255 - pit` in the low byte (ties go to the lower pit).
     keys: [u64; 8],
@@ -25,8 +21,10 @@ pub(super) struct Ordered {
 
 impl Ordered {
     /// The moves of the non-terminal `board` (`rows`: the seeds of its rows, the mover's
-    /// first; `seeds`: all of them) in search order, prefetching from `endgame` (of
-    /// boards up to `endgame_max` seeds) the value of each child it holds.
+    /// first; `seeds`: all of them) in search order, each move's step written to
+    /// `steps[pit]`; prefetches from `endgame` (of boards up to `endgame_max` seeds) the
+    /// value of each child it holds, whose rank goes to `ranks[pit]`.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn new(
         game: &Game,
@@ -35,10 +33,10 @@ impl Ordered {
         seeds: i32,
         endgame_max: i32,
         endgame: Option<&Endgame>,
+        steps: &mut [Step; 8],
+        ranks: &mut [Option<u64>; 8],
     ) -> Ordered {
         let mut out = Ordered {
-            steps: [Step::NONE; 8],
-            ranks: [None; 8],
             keys: [0u64; 8],
             n: 0,
         };
@@ -55,7 +53,7 @@ impl Ordered {
                     if let Some(t) = endgame {
                         let rank = t.rank(&step.board);
                         t.prefetch_at(child_seeds as u32, rank);
-                        out.ranks[pit] = Some(rank);
+                        ranks[pit] = Some(rank);
                     }
                     (1 << 30) + pit as i32
                 }
@@ -69,7 +67,7 @@ impl Ordered {
                     (gain << 16) + ((255 - left) << 5) + pit as i32
                 }
             };
-            out.steps[pit] = step;
+            steps[pit] = step;
             out.insert((order as u64) << 8 | (255 - pit as u64));
         }
         out
