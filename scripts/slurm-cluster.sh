@@ -96,7 +96,7 @@ write_config() {
     cpus=$(nproc)
     mem_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
     [[ $mem_kib =~ ^[0-9]+$ ]] || die "no MemTotal in /proc/meminfo"
-    mem_mib=$((mem_kib / 1024 * 95 / 100))
+    mem_mib=$((mem_kib * 95 / 100 / 1024))
     mkdir -p "$DIR"/{munge,log,state,spool,run}
     chmod 755 "$DIR"
     chmod 711 "$DIR"/munge
@@ -153,9 +153,10 @@ EOF
 
 start() {
     install_packages
-    if [[ $(node_state) == idle* || $(node_state) == mix* || $(node_state) == alloc* ]] &&
+    if live_pid "$DIR/run/munged.pid" munged >/dev/null &&
         live_pid "$DIR/run/slurmctld.pid" slurmctld >/dev/null &&
-        live_pid "$DIR/run/slurmd.pid" slurmd >/dev/null; then
+        live_pid "$DIR/run/slurmd.pid" slurmd >/dev/null &&
+        [[ $(node_state) =~ ^(idle|mix|alloc) ]]; then
         echo "slurm-cluster: already running (SLURM_CONF=$CONF)"
         return 0
     fi
