@@ -9,8 +9,9 @@
 # 2. Into a second directory holding levels 0..K-1: `sbatch --array` of the N shards of
 #    level K and the dependent merge job (scripts/slurm-build-level.sh); the merged level
 #    must be byte-identical to the reference (cmp) and `kalah db verify` must pass.
-# 3. Into a third such directory, level K in 2 shards: `scancel` shard 1 as soon as it
-#    runs. Checks that the task ended CANCELLED, that no shard file of it exists under
+# 3. Into a third such directory, level K in 2 shards: `scancel` shard 1 while it runs
+#    (its task starts kalah through a wrapper that first waits, so that the cancel
+#    always finds it running, however fast the build). Checks that the task ended CANCELLED, that no shard file of it exists under
 #    its name (at most a `.tmp`), that the merge job was cancelled with its dependency,
 #    that no level file exists, that `kalah db merge` refuses the incomplete set and
 #    `kalah db verify` passes on what is there. Then runs the same submit command again:
@@ -80,10 +81,11 @@ wait_job() {
     fail "job $1 still '$state' after ${WAIT_S} s"
 }
 
-# Submits level K of $1 in $2 shards; sets ARRAY and MERGE_JOB from the script's output.
+# Submits level K of $1 in $2 shards, with kalah binary $3 (default $KALAH); sets ARRAY
+# and MERGE_JOB from the script's output.
 submit() {
     local out
-    out=$(K=$K N=$2 DB=$1 KALAH=$KALAH bash "$ROOT/scripts/slurm-build-level.sh")
+    out=$(K=$K N=$2 DB=$1 KALAH=${3:-$KALAH} bash "$ROOT/scripts/slurm-build-level.sh")
     ARRAY=$(awk '$1 == "array" {print $2}' <<<"$out")
     MERGE_JOB=$(awk '$1 == "merge" {print $2}' <<<"$out")
     [[ -n $MERGE_JOB ]] || fail "no merge job submitted: $out"
@@ -115,7 +117,14 @@ step "ok: byte-identical to the unsharded build, verified"
 
 step "level $K in 2 shards, shard 1 cancelled while it runs"
 lower_copy "$WORK/cancel"
-submit "$WORK/cancel" 2
+cat >"$WORK/kalah-held" <<EOF
+#!/usr/bin/env bash
+# Array task 1 waits in its running job until the test cancels it; all else runs kalah.
+[[ \${SLURM_ARRAY_TASK_ID:-} == 1 ]] && sleep 600
+exec "$KALAH" "\$@"
+EOF
+chmod +x "$WORK/kalah-held"
+submit "$WORK/cancel" 2 "$WORK/kalah-held"
 [[ -n $ARRAY ]] || fail "no array submitted"
 for ((t = 0; t < WAIT_S * 10; t++)); do
     state=$(job_state "${ARRAY}_1")
