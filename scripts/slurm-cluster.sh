@@ -4,9 +4,10 @@
 #   scripts/slurm-cluster.sh start    install slurm-wlm and munge if missing (apt-get, as
 #                                     root), write a private slurm.conf, cgroup.conf and
 #                                     munge key, start the daemons, wait until the node is idle
+#                                     (on failure: the daemons' log tails, and they are stopped)
 #   scripts/slurm-cluster.sh env      print `export SLURM_CONF=...` for the client commands
 #                                     (eval "$(scripts/slurm-cluster.sh env)"; sinfo)
-#   scripts/slurm-cluster.sh status   the daemons and `sinfo`; exit 0 only if the node is up
+#   scripts/slurm-cluster.sh status   the daemons and `sinfo`; exit 0 only if all three run
 #   scripts/slurm-cluster.sh stop     cancel the cluster's jobs and stop the daemons it started
 #
 # Everything lives in $KALAH_SLURM_DIR (default ${TMPDIR:-/tmp}/kalah-slurm): the config,
@@ -170,9 +171,9 @@ start() {
         --seed-file="$DIR/munge/munge.seed" --force ||
         { log_tails; die "munged did not start"; }
     munge -n -S "$DIR/munge/munge.socket" | unmunge -S "$DIR/munge/munge.socket" >/dev/null ||
-        { log_tails; die "munge does not answer on $DIR/munge/munge.socket"; }
-    slurmctld -f "$CONF" -i || { log_tails; die "slurmctld did not start"; }
-    slurmd -f "$CONF" || { log_tails; die "slurmd did not start"; }
+        { log_tails; stop >&2; die "munge does not answer on $DIR/munge/munge.socket"; }
+    slurmctld -f "$CONF" -i || { log_tails; stop >&2; die "slurmctld did not start"; }
+    slurmd -f "$CONF" || { log_tails; stop >&2; die "slurmd did not start"; }
     local t state=""
     for ((t = 0; t < WAIT_S; t++)); do
         state=$(node_state)
@@ -182,7 +183,8 @@ start() {
     if [[ $state != idle ]]; then
         log_tails
         SLURM_CONF=$CONF timeout 10 sinfo -R >&2 || true
-        die "node $NODE is '${state:-not reported}' after ${WAIT_S} s, not idle (logs above; stop with: $0 stop)"
+        stop >&2
+        die "node $NODE was '${state:-not reported}' after ${WAIT_S} s, not idle (logs above, in $DIR/log)"
     fi
     echo "slurm-cluster: node $NODE idle ($(nproc) CPUs, $(grep -o 'RealMemory=[0-9]*' "$CONF") MiB); export SLURM_CONF=$CONF"
 }
