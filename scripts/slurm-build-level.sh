@@ -9,12 +9,13 @@
 #
 # submits a job array of the shards that are not in $DB yet (all N the first time) and a
 # merge job that starts once all of them have succeeded (afterok) and no earlier job of
-# this level and N is still running (singleton). A task that fails or is cancelled
-# leaves no shard file (a shard is written as `<name>.tmp` and renamed when complete,
-# and the merge ignores `.tmp` files); the merge job then never runs (it is cancelled
-# with its dependency). Running the same command again submits only the missing shards
-# and a new merge, which completes the level. TASKS=1,3 (sbatch --array syntax) names
-# the shards to submit instead.
+# this level and N is still running (singleton). It refuses to submit while a job of
+# this level and N is queued or running. A task that fails or is cancelled leaves no
+# shard file (a shard is written as `<name>.tmp` and renamed when complete, and the
+# merge ignores `.tmp` files); the merge job then never runs (it is cancelled with its
+# dependency). Running the same command again submits only the missing shards and a new
+# merge, which completes the level. TASKS=1,3 (sbatch --array syntax) names the shards
+# to submit instead.
 #
 # Each task holds the WHOLE level in memory, one byte a position (398 MiB for 6 pits and
 # K=24), because same-level successors may lie in other shards: the shards split the
@@ -124,6 +125,10 @@ fi
 
 export K N DB PITS RULES KALAH
 name=kalah-db-k$K-of-$N
+# Two tasks building the same shard would write the same `.tmp` file: refuse while any
+# job of this level and N is still queued or running.
+queued=$(squeue -h -n "$name" -o %i | paste -sd, -)
+[[ -z $queued ]] || die "jobs $queued of $name are still queued or running: wait for them or scancel them"
 common=(--parsable --job-name="$name" --mem="$MEM" --chdir="$DB")
 [[ -n ${TIME:-} ]] && common+=(--time="$TIME")
 # shellcheck disable=SC2206

@@ -11,7 +11,8 @@
 #    must be byte-identical to the reference (cmp) and `kalah db verify` must pass.
 # 3. Into a third such directory, level K in 2 shards: `scancel` shard 1 while it runs
 #    (its task starts kalah through a wrapper that first waits, so that the cancel
-#    always finds it running, however fast the build). Checks that the task ended CANCELLED, that no shard file of it exists under
+#    always finds it running, however fast the build); a second submit meanwhile must be
+#    refused. Checks that the task ended CANCELLED, that no shard file of it exists under
 #    its name (at most a `.tmp`), that the merge job was cancelled with its dependency,
 #    that no level file exists, that `kalah db merge` refuses the incomplete set and
 #    `kalah db verify` passes on what is there. Then runs the same submit command again:
@@ -132,6 +133,10 @@ for ((t = 0; t < WAIT_S * 10; t++)); do
     sleep 0.1
 done
 [[ $state == RUNNING ]] || fail "shard 1 (job ${ARRAY}_1) is '$state', expected RUNNING to cancel it"
+if K=$K N=2 DB=$WORK/cancel KALAH=$KALAH bash scripts/slurm-build-level.sh >/dev/null 2>"$WORK/twice.txt"; then
+    fail "a second submit was accepted while the level's jobs run"
+fi
+grep -q 'still queued or running' "$WORK/twice.txt" || fail "second submit: $(cat "$WORK/twice.txt")"
 scancel "${ARRAY}_1"
 state=$(wait_job "${ARRAY}_1")
 [[ $state == CANCELLED ]] || fail "shard 1 ended $state, not CANCELLED (it finished before scancel?)"
