@@ -206,3 +206,23 @@ fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
         "{err}"
     );
 }
+
+/// A shard holds the whole level, so a shard refused for memory must not be told to shard.
+#[test]
+fn a_shard_too_big_for_memory_is_refused_without_advising_more_shards() {
+    if !Path::new("/proc/meminfo").exists() {
+        return; // the memory check reads MemAvailable there
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Level 100 of 6 pits: C(111, 11) bytes, about 470 TB.
+    let out = kalah()
+        .args(["db", "build", "--pits", "6", "--max-seeds", "100"])
+        .args(["--shard", "0/4", "--out"])
+        .arg(dir.path())
+        .assert()
+        .failure();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("level 100 needs"), "{err}");
+    assert!(err.contains("also holds the whole level"), "{err}");
+    assert!(!err.contains("shard it"), "{err}");
+}

@@ -122,7 +122,9 @@ pub enum DbCmdError {
     /// The build would not fit in memory.
     #[error(
         "level {k} needs {need} MiB of memory but only {avail} MiB are available \
-         (MemAvailable in /proc/meminfo); build fewer seeds or shard it with --shard I/N"
+         (MemAvailable in /proc/meminfo); build fewer seeds or use a machine with more \
+         memory (a shard, --shard I/N, also holds the whole level: shards split the work, \
+         not the memory)"
     )]
     NoMemory {
         /// Level.
