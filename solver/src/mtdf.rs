@@ -29,7 +29,9 @@
 //! searched more nodes than either.
 //!
 //! Bounds: a side cannot gain more than the seeds left, so a move whose gain plus the
-//! seeds still in play cannot reach `beta` is not searched. Boards with few seeds are not
+//! seeds still in play cannot reach `beta` is not searched, and a node where some move's
+//! gain less the seeds still in play (or an ended game, or an endgame table read) reaches
+//! `beta`, or where no move can, is answered before its table entry is read. Boards with few seeds are not
 //! searched at all: they are read from the search's own endgame table
 //! ([`crate::endgame`]) or, above it, from a database ([`Probe`]).
 //!
@@ -124,7 +126,9 @@ pub struct Solver<'a> {
     endgame: Option<&'a Endgame>,
     /// `endgame`'s highest level, or none (`i32::MIN`) without one.
     endgame_max: i32,
-    /// Nodes visited (calls of [`Solver::test`] that did not end at a database probe).
+    /// Nodes visited: calls of [`Solver::test`] that read the transposition table, not
+    /// those answered before it by the seeds left, the endgame table, a database or the
+    /// moves into them (see [`Solver::peek`]); the root of a test always counts.
     pub nodes: u64,
     /// Values read from the database.
     pub probes: u64,
@@ -252,7 +256,14 @@ impl<'a> Solver<'a> {
     /// never leads to a terminal board, and by the root).
     pub fn test(&mut self, board: &Board, seeds: i32, beta: i32, depth: u8) -> i32 {
         let rows = board.row_seeds(self.game.pits());
-        self.test_at(board, rows, seeds, beta, depth, None)
+        let before = self.nodes;
+        let r = self.test_at(board, rows, seeds, beta, depth, None);
+        // The root counts as a node even when its moves answered it without its table
+        // entry (see `Solver::peek`): every test visits at least the board it asks about.
+        if self.nodes == before {
+            self.nodes += 1;
+        }
+        r
     }
 
     /// [`Solver::test`], given the seeds in each of the board's rows (the mover's first),
@@ -290,7 +301,6 @@ impl<'a> Solver<'a> {
         if depth == 0 {
             return 0;
         }
-        self.nodes += 1;
         // The table's bucket is fetched while the moves are sown and ordered: on this
         // machine a read from memory costs 150 to 300 ns (results/bench.md, "Memory
         // latency"); fetching it early cut the search's time by 10 and 22% in two paired
@@ -305,12 +315,25 @@ impl<'a> Solver<'a> {
         let mut ranks = [None; 8];
         let mut sorted = [0u64; 8];
         let mut n = 0;
+        // Bounds on the best move's value known without a search (see
+        // [`Solver::peek`]): an ended game's gain, else a move's gain less (`floor`) or
+        // plus (`ceiling`) every seed left; the endgame table's moves are read in `peek`
+        // only when these fall short (a read is a wait for memory too).
+        let mut floor = i32::MIN;
+        let mut ceiling = i32::MIN;
         let mut mask = self.game.legal_mask(board);
         while mask != 0 {
             let pit = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             let step = self.game.play_rows(board, pit, rows);
             let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+            let (lo, hi) = match step.next {
+                Next::Over => (step.gain(), step.gain()),
+                _ if child_seeds <= self.endgame_max => (step.gain() - child_seeds, i32::MIN),
+                _ => (step.gain() - child_seeds, step.gain() + child_seeds),
+            };
+            floor = floor.max(lo);
+            ceiling = ceiling.max(hi);
             let order = match step.next {
                 Next::Over => 1 << 29,
                 _ if child_seeds <= self.endgame_max => {
@@ -343,6 +366,17 @@ impl<'a> Solver<'a> {
             sorted[j] = k;
             n += 1;
         }
+        // A node these bounds answer is answered before its table entry is read: no
+        // probe, no store, not counted as a node.
+        let mut known = [None; 8];
+        let (floor, ceiling) = self.peek(&steps, &ranks, &mut known, seeds, [floor, ceiling], beta);
+        if floor >= beta {
+            return floor;
+        }
+        if ceiling < beta {
+            return ceiling;
+        }
+        self.nodes += 1;
         if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
             if e.depth >= depth {
                 if e.lo as i32 >= beta {
@@ -382,7 +416,10 @@ impl<'a> Solver<'a> {
                 }
                 break;
             }
-            let v = self.through(&step, seeds, beta, child_depth, ranks[usize::from(pit)]);
+            let v = match known[usize::from(pit)] {
+                Some(v) => v,
+                None => self.through(&step, seeds, beta, child_depth, ranks[usize::from(pit)]),
+            };
             if self.stopped() {
                 return 0;
             }
@@ -406,6 +443,49 @@ impl<'a> Solver<'a> {
         self.table
             .store(&key, depth, lo, hi, best_move, work, &mut self.stats);
         best
+    }
+
+    /// Bounds on the value of a node from its moves alone, before its table entry is
+    /// read: `bounds` (the lower and upper bound from its moves outside the endgame
+    /// table, see `test_at`) widened by the exact values of its moves into the endgame
+    /// table, read in pit order (their bytes were prefetched as the moves were sown) until
+    /// the lower bound reaches `beta`. `known[pit]` gets each value read, for the search of
+    /// the moves. The upper bound holds only when the lower one is below `beta` (then
+    /// every such move was read).
+    ///
+    /// Many nodes just above the endgame table have a move into it that reaches `beta`:
+    /// answered here, they cost no table probe (results/bench.md, "Search efficiency").
+    #[inline]
+    fn peek(
+        &mut self,
+        steps: &[Step; 8],
+        ranks: &[Option<u64>; 8],
+        known: &mut [Option<i32>; 8],
+        seeds: i32,
+        bounds: [i32; 2],
+        beta: i32,
+    ) -> (i32, i32) {
+        let [mut floor, mut ceiling] = bounds;
+        let Some(table) = self.endgame else {
+            return (floor, ceiling);
+        };
+        if floor >= beta {
+            return (floor, ceiling);
+        }
+        for (pit, rank) in ranks.iter().enumerate() {
+            let Some(rank) = *rank else { continue };
+            let step = &steps[pit];
+            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+            self.endgame_reads += 1;
+            let v = step.value_through(table.value_at(child_seeds as u32, rank));
+            known[pit] = Some(v);
+            floor = floor.max(v);
+            ceiling = ceiling.max(v);
+            if floor >= beta {
+                break;
+            }
+        }
+        (floor, ceiling)
     }
 
     /// The best of `moves` from a board with `seeds` seeds against `beta`, searched in
