@@ -28,7 +28,10 @@
 //! history of cuts, searched more (figures: results/bench.md, "Move order").
 //!
 //! Bounds: a side cannot gain more than the seeds left, so a move whose gain plus the
-//! seeds still in play cannot reach `beta` is not searched. Boards with few seeds are not
+//! seeds still in play cannot reach `beta` is not searched, and a node where some move's
+//! gain less the seeds still in play (or an ended game, or an endgame table read) reaches
+//! `beta`, or where no move can, is answered before its table entry is read. Boards with
+//! few seeds are not
 //! searched at all: they are read from the search's own endgame table
 //! ([`crate::search::endgame`]) or, above it, from a database ([`Probe`]).
 //!
@@ -153,7 +156,9 @@ pub struct Solver<'a> {
     /// unwinds without storing anything.
     stop: Option<&'a Abort<'a>>,
     stats: tt::Stats,
-    /// Nodes visited (calls of [`Solver::test`] that did not end at a database probe).
+    /// Nodes visited: calls of [`Solver::test`] that read the transposition table, not
+    /// those answered before it by the seeds left, the endgame table, a database or the
+    /// moves into them (see [`Solver::peek`]); the root of a test always counts.
     pub nodes: u64,
     /// Values read from the database.
     pub probes: u64,
@@ -273,7 +278,14 @@ impl<'a> Solver<'a> {
     /// never leads to a terminal board, and by the root).
     pub fn test(&mut self, board: &Board, seeds: i32, beta: i32, depth: u8) -> i32 {
         let rows = board.row_seeds(self.game.pits());
-        self.test_at(board, rows, seeds, beta, depth, None)
+        let before = self.nodes;
+        let r = self.test_at(board, rows, seeds, beta, depth, None);
+        // The root counts as a node even when its moves answered it without its table
+        // entry (see `Solver::peek`): every test visits at least the board it asks about.
+        if self.nodes == before {
+            self.nodes += 1;
+        }
+        r
     }
 
     /// [`Solver::test`], given the seeds in each of the board's rows (the mover's first),
@@ -311,7 +323,6 @@ impl<'a> Solver<'a> {
         if depth == 0 {
             return 0;
         }
-        self.nodes += 1;
         // The table's bucket is fetched while the moves are sown and ordered, so that the
         // read from memory overlaps that work (results/bench.md, "Memory latency").
         let key = self.table.key(board);
@@ -329,6 +340,17 @@ impl<'a> Solver<'a> {
             &mut steps,
             &mut ranks,
         );
+        // A node its moves answer is answered before its table entry is read: no probe,
+        // no store, not counted as a node.
+        let mut known = [None; 8];
+        let (floor, ceiling) = self.peek(&steps, &ranks, &mut known, seeds, &moves, beta);
+        if floor >= beta {
+            return floor;
+        }
+        if ceiling < beta {
+            return ceiling;
+        }
+        self.nodes += 1;
         if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
             if e.depth >= depth {
                 if e.lo as i32 >= beta {
@@ -364,7 +386,10 @@ impl<'a> Solver<'a> {
                 }
                 break;
             }
-            let v = self.through(&step, seeds, beta, child_depth, ranks[usize::from(pit)]);
+            let v = match known[usize::from(pit)] {
+                Some(v) => v,
+                None => self.through(&step, seeds, beta, child_depth, ranks[usize::from(pit)]),
+            };
             if self.stopped() {
                 return 0;
             }
@@ -388,6 +413,49 @@ impl<'a> Solver<'a> {
         self.table
             .store(&key, depth, lo, hi, best_move, work, &mut self.stats);
         best
+    }
+
+    /// Bounds on the value of a node from its moves alone, before its table entry is
+    /// read: the bounds of `moves` from its moves outside the endgame table (see
+    /// [`Ordered`]) widened by the exact values of its moves into the endgame table, read
+    /// in pit order (their bytes were prefetched as the moves were sown) until the lower
+    /// bound reaches `beta`. `known[pit]` gets each value read, for the search of the
+    /// moves. The upper bound holds only when the lower one is below `beta` (then every
+    /// such move was read).
+    ///
+    /// Many nodes just above the endgame table have a move into it that reaches `beta`:
+    /// answered here, they cost no table probe (results/bench.md, "Search efficiency").
+    #[inline]
+    fn peek(
+        &mut self,
+        steps: &[Step; 8],
+        ranks: &[Option<u64>; 8],
+        known: &mut [Option<i32>; 8],
+        seeds: i32,
+        moves: &Ordered,
+        beta: i32,
+    ) -> (i32, i32) {
+        let (mut floor, mut ceiling) = (moves.floor, moves.ceiling);
+        let Some(table) = self.config.endgame else {
+            return (floor, ceiling);
+        };
+        if floor >= beta {
+            return (floor, ceiling);
+        }
+        for (pit, rank) in ranks.iter().enumerate() {
+            let Some(rank) = *rank else { continue };
+            let step = &steps[pit];
+            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+            self.endgame_reads += 1;
+            let v = step.value_through(table.value_at(child_seeds as u32, rank));
+            known[pit] = Some(v);
+            floor = floor.max(v);
+            ceiling = ceiling.max(v);
+            if floor >= beta {
+                break;
+            }
+        }
+        (floor, ceiling)
     }
 
     /// The mover's value through `step` (same bound contract as [`Solver::test`] against

@@ -17,6 +17,13 @@ pub(super) struct Ordered {
     keys: [u64; 8],
     /// Moves.
     pub(super) n: usize,
+    /// Bounds on the best move's value known without a search: the best of each move's
+    /// lower bound (an ended game's gain, else its gain less every seed left) and of each
+    /// upper bound (an ended game's gain, else its gain plus every seed left) over the
+    /// moves outside the endgame table; `i32::MIN` when there are none. The moves into the
+    /// endgame table are read only when these fall short (a read is a wait for memory).
+    pub(super) floor: i32,
+    pub(super) ceiling: i32,
 }
 
 impl Ordered {
@@ -39,6 +46,8 @@ impl Ordered {
         let mut out = Ordered {
             keys: [0u64; 8],
             n: 0,
+            floor: i32::MIN,
+            ceiling: i32::MIN,
         };
         let mut mask = game.legal_mask(board);
         while mask != 0 {
@@ -46,6 +55,13 @@ impl Ordered {
             mask &= mask - 1;
             let step = game.play_rows(board, pit, rows);
             let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+            let (lo, hi) = match step.next {
+                Next::Over => (step.gain(), step.gain()),
+                _ if child_seeds <= endgame_max => (step.gain() - child_seeds, i32::MIN),
+                _ => (step.gain() - child_seeds, step.gain() + child_seeds),
+            };
+            out.floor = out.floor.max(lo);
+            out.ceiling = out.ceiling.max(hi);
             let order = match step.next {
                 Next::Over => 1 << 29,
                 _ if child_seeds <= endgame_max => {
