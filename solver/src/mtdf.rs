@@ -106,6 +106,9 @@ pub struct Solver<'a> {
     /// For a search below a split point: when any split point above it is stopped, it
     /// unwinds without storing anything.
     stop: Option<&'a Abort<'a>>,
+    /// Set from outside ([`Solver::with_cancel`]) to stop every search of this solver: they
+    /// unwind as a stopped split point's do, and the values they return mean nothing.
+    cancel: Option<Arc<AtomicBool>>,
     /// Nodes with at least this many seeds search their moves after the first in parallel
     /// (`i32::MAX`: never, the solver has one thread). Set by [`Solver::mtdf`], once the
     /// endgame table and database it splits above are known.
@@ -166,6 +169,7 @@ impl<'a> Solver<'a> {
             table,
             stats: tt::Stats::default(),
             stop: None,
+            cancel: None,
             split_seeds: i32::MAX,
             split_from: None,
             id_depth: DEFAULT_ID_DEPTH,
@@ -238,6 +242,22 @@ impl<'a> Solver<'a> {
     pub fn with_guess(mut self, guess: Option<i32>) -> Solver<'a> {
         self.guess = guess;
         self
+    }
+
+    /// Stop every search of this solver once `flag` is set (a server's time budget): the
+    /// search then unwinds without storing anything, and what it returns is not a value,
+    /// so a caller that sets the flag must check [`Solver::cancelled`] and drop the
+    /// results of any search it overlapped.
+    pub fn with_cancel(mut self, flag: Arc<AtomicBool>) -> Solver<'a> {
+        self.cancel = Some(flag);
+        self
+    }
+
+    /// Whether the flag of [`Solver::with_cancel`] is set.
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
     pub fn game(&self) -> &Game {
@@ -431,6 +451,7 @@ impl<'a> Solver<'a> {
                     // signal of this split point.
                     let mut child = Solver {
                         stop: Some(&abort),
+                        cancel: this.cancel.clone(),
                         split_seeds: this.split_seeds,
                         id_depth: this.id_depth,
                         probe: this.probe,
@@ -614,6 +635,9 @@ impl<'a> Solver<'a> {
                     break;
                 }
             }
+            if self.stopped() {
+                break;
+            }
             // Invariant: `value` is the board's exact value, so some move attains it.
             let (pit, step) = chosen.expect("a move attains the value");
             pv.push((pit, step));
@@ -633,7 +657,7 @@ impl<'a> Solver<'a> {
 
     #[inline]
     fn stopped(&self) -> bool {
-        self.stop.is_some_and(Abort::is_set)
+        self.stop.is_some_and(Abort::is_set) || self.cancelled()
     }
 }
 

@@ -7,9 +7,11 @@ mod args;
 mod cmd_bench;
 mod cmd_db;
 mod cmd_play;
+mod cmd_serve;
 mod cmd_solve;
 mod cmd_verify;
 mod error;
+mod serve;
 mod view;
 
 use std::process::ExitCode;
@@ -46,6 +48,8 @@ enum Command {
     Verify(cmd_verify::VerifyArgs),
     /// Solve a fixed list of positions, check their values, print nodes and nodes/s
     Bench(cmd_bench::BenchArgs),
+    /// The perfect-play explorer in the browser, and its JSON API, on a local HTTP server
+    Serve(cmd_serve::ServeArgs),
 }
 
 fn run(cli: &Cli) -> Result<(), CliError> {
@@ -57,6 +61,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Moves(a) => cmd_solve::run_moves(a),
         Command::Verify(a) => cmd_verify::run(a),
         Command::Bench(a) => cmd_bench::run(a),
+        Command::Serve(a) => cmd_serve::run(a),
     }
 }
 
