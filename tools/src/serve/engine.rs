@@ -170,6 +170,19 @@ impl Explorer {
         if let Some(done) = lock(&self.cache).get(&key) {
             return outcome(done.clone(), true);
         }
+        // A finished game or a position inside the database needs no search: it takes no
+        // search slot and no budget.
+        let me = Arc::clone(self);
+        let quick = tokio::task::spawn_blocking(move || me.without_search(&rules, &pos)).await;
+        match quick {
+            Ok(Some(r)) => {
+                let r = r.map(Arc::new);
+                self.remember(key, &r);
+                return outcome(r, false);
+            }
+            Ok(None) => {}
+            Err(e) => return Outcome::Failed(format!("the answer failed: {e}")),
+        }
         let mut rx = {
             let mut jobs = lock(&self.jobs);
             match jobs.get(&key) {
@@ -250,21 +263,37 @@ impl Explorer {
                 Ok(r) => r.map(Arc::new),
                 Err(e) => Err(ComputeError::Failed(format!("the search failed: {e}"))),
             };
-            {
-                let mut cache = lock(&me.cache);
-                if cache.len() >= me.limits.cache_entries {
-                    // Room for the new answer: drop an arbitrary one.
-                    if let Some(k) = cache.keys().next().copied() {
-                        cache.remove(&k);
-                    }
-                }
-                if me.limits.cache_entries > 0 {
-                    cache.insert(key, result.clone());
-                }
-            }
+            me.remember(key, &result);
             lock(&me.jobs).remove(&key);
             tx.send_replace(JobState::Done(result));
         });
+    }
+
+    /// Keep an answer in the cache.
+    fn remember(&self, key: Key, result: &Result<Arc<Answer>, ComputeError>) {
+        if self.limits.cache_entries == 0 {
+            return;
+        }
+        let mut cache = lock(&self.cache);
+        if cache.len() >= self.limits.cache_entries {
+            // Room for the new answer: drop an arbitrary one.
+            if let Some(k) = cache.keys().next().copied() {
+                cache.remove(&k);
+            }
+        }
+        cache.insert(key, result.clone());
+    }
+
+    /// The answer for a finished game or a position inside the database; `None` for any
+    /// other position (it needs a search).
+    fn without_search(&self, rules: &Rules, pos: &Position) -> Option<Result<Answer, ComputeError>> {
+        let game = Game::new(*rules);
+        let over = pos.is_over(&game);
+        let in_db = match self.database(rules) {
+            Ok(db) => db.is_some_and(|d| d.max_seeds() >= pos.board_seeds()),
+            Err(e) => return Some(Err(ComputeError::Failed(e))),
+        };
+        (over || in_db).then(|| self.compute(rules, pos, &Arc::new(AtomicBool::new(false)), |_| {}))
     }
 
     /// The database of `rules` in the server's directory (none without one, or without
