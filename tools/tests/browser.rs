@@ -39,7 +39,10 @@ impl Browser {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 break;
             }
-            assert!(t.elapsed() < Duration::from_secs(30), "chromedriver did not start");
+            assert!(
+                t.elapsed() < Duration::from_secs(30),
+                "chromedriver did not start"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
         let binary = std::env::var("KALAH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -130,10 +133,8 @@ impl Browser {
             SEARCH_WAIT,
             "return document.getElementById('status').dataset.state === 'exact'",
         );
-        let v = self.js(
-            "return [...document.querySelectorAll('#moves tbody tr')]\
-             .map(tr => [tr.dataset.move, Number(tr.dataset.value)])",
-        );
+        let v = self.js("return [...document.querySelectorAll('#moves tbody tr')]\
+             .map(tr => [tr.dataset.move, Number(tr.dataset.value)])");
         pairs(&v)
     }
 
@@ -157,7 +158,12 @@ impl Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         if !self.session.is_empty() {
-            let _ = request(self.port, "DELETE", &format!("/session/{}", self.session), None);
+            let _ = request(
+                self.port,
+                "DELETE",
+                &format!("/session/{}", self.session),
+                None,
+            );
         }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
@@ -189,7 +195,10 @@ fn base64(s: &str) -> Vec<u8> {
             _ => panic!("not base64: {c}"),
         }
     };
-    let bytes: Vec<u8> = s.bytes().filter(|&c| c != b'=' && !c.is_ascii_whitespace()).collect();
+    let bytes: Vec<u8> = s
+        .bytes()
+        .filter(|&c| c != b'=' && !c.is_ascii_whitespace())
+        .collect();
     let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
     for chunk in bytes.chunks(4) {
         let mut n = 0u32;
@@ -208,7 +217,11 @@ fn kalah(args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "kalah {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "kalah {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -218,46 +231,131 @@ fn the_explorer_in_a_browser() {
     let db = std::env::var("KALAH_BROWSER_DB")
         .expect("KALAH_BROWSER_DB: the 12-seed database of Kalah(6,4) (scripts/browser-test.sh)");
     let shot = std::env::var("KALAH_SCREENSHOT").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../results/serve-screenshot.png").into()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../results/serve-screenshot.png"
+        )
+        .into()
     });
     let t0 = Instant::now();
     let lap = |what: &str| eprintln!("{:>7.1} s  {what}", t0.elapsed().as_secs_f64());
+    let server = Server::start(&[
+        "--db",
+        &db,
+        "--endgame-mb",
+        "256",
+        "--search-seconds",
+        "1200",
+        "--max-searches",
+        "2",
+    ]);
+    let browser = Browser::start();
+    lap("server and browser started");
+
+    // Play against perfect play, on a small board: North answers with a best move.
+    browser.goto(&server.url("/?pits=3&seeds=3&computer=B"));
+    browser.values("Kalah(3,3)'s values");
+    browser.click(".pit[data-pit=A3]");
+    browser.wait(
+        "the computer's answer",
+        Duration::from_secs(60),
+        "return document.querySelectorAll('#line .mv').length === 3 \
+           && document.getElementById('status').dataset.state === 'exact'",
+    );
+    let line =
+        browser.js("return [...document.querySelectorAll('#line .mv')].map(s => s.textContent)");
+    let answer = line[2].as_str().unwrap();
+    assert!(answer.starts_with('B'), "{line}");
+    let (_, best) = server.get(&format!(
+        "/api/moves?pits=3&seeds=3&position={}",
+        enc(&serde_json::from_str::<Value>(
+            kalah(&["play", "--json", "--pits", "3", "--seeds", "3", "A3"]).trim()
+        )
+        .unwrap()["position"]
+            .as_str()
+            .unwrap()
+            .to_string())
+    ));
+    let best_value = best["value"].as_i64().unwrap();
+    let answered = best["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == answer)
+        .unwrap();
+    assert_eq!(
+        answered["value"].as_i64().unwrap(),
+        best_value,
+        "a best move"
+    );
+
+    // The pie rule: after the first turn the second player may swap seats.
+    browser.goto(&server.url("/?pits=3&seeds=3&pie=1"));
+    browser.values("Kalah(3,3) with the pie rule");
+    assert_eq!(
+        browser.js("return document.getElementById('swap-box').hidden"),
+        true
+    );
+    browser.click(".pit[data-pit=A3]");
+    browser.wait(
+        "the swap button",
+        Duration::from_secs(60),
+        "return !document.getElementById('swap-box').hidden",
+    );
+    browser.click("#swap");
+    browser.wait(
+        "the swap",
+        Duration::from_secs(30),
+        "return location.search.includes('swap=1') \
+           && document.getElementById('seat-north').textContent.includes('player 1')",
+    );
+    lap("computer and pie rule on Kalah(3,3)");
+
+    // The start of Kalah(6,4): the six moves with kalah moves's values, on the list and
+    // on the pits.
+    browser.goto(&server.url("/?pits=6&seeds=4"));
+    // The page's search runs while `kalah moves` computes the same values.
     // The values the page must show: `kalah moves`, with the endgame table the server
     // builds below the database (--endgame-mb 256 gives it the same 18 seeds).
     let reference: Vec<(String, i64)> = kalah(&[
-        "moves", "--pits", "6", "--seeds", "4", "--db", &db, "--endgame", "18", "--json",
+        "moves",
+        "--pits",
+        "6",
+        "--seeds",
+        "4",
+        "--db",
+        &db,
+        "--endgame",
+        "18",
+        "--json",
         "--quiet",
     ])
     .lines()
     .map(|l| {
         let v: Value = serde_json::from_str(l).unwrap();
-        (v["move"].as_str().unwrap().to_string(), v["value"].as_i64().unwrap())
+        (
+            v["move"].as_str().unwrap().to_string(),
+            v["value"].as_i64().unwrap(),
+        )
     })
     .collect();
     assert_eq!(reference.len(), 6);
     lap("kalah moves");
-    let after_a3: Value =
-        serde_json::from_str(kalah(&["play", "--json", "A3"]).trim()).unwrap();
+    let after_a3: Value = serde_json::from_str(kalah(&["play", "--json", "A3"]).trim()).unwrap();
     let after_a3 = after_a3["position"].as_str().unwrap().to_string();
 
-    let server = Server::start(&[
-        "--db", &db, "--endgame-mb", "256", "--search-seconds", "1200", "--max-searches", "2",
-    ]);
-    let browser = Browser::start();
-    lap("server and browser started");
-
-    // The start of Kalah(6,4): the six moves with kalah moves's values, on the list and
-    // on the pits.
-    browser.goto(&server.url("/?pits=6&seeds=4"));
     let shown = browser.values("the start's values");
     lap("start position's values shown");
     assert_eq!(shown, reference);
-    let badges = pairs(&browser.js(
-        "return [...document.querySelectorAll('.pit[data-pit^=A]')]\
-         .map(p => [p.dataset.pit, Number(p.querySelector('.value').textContent)])",
-    ));
+    let badges = pairs(
+        &browser.js("return [...document.querySelectorAll('.pit[data-pit^=A]')]\
+         .map(p => [p.dataset.pit, Number(p.querySelector('.value').textContent)])"),
+    );
     for (pit, v) in &badges {
-        let want = reference.iter().find(|(m, _)| m.starts_with(pit.as_str())).unwrap();
+        let want = reference
+            .iter()
+            .find(|(m, _)| m.starts_with(pit.as_str()))
+            .unwrap();
         assert_eq!(*v, want.1, "{pit}");
     }
     // The board as the players see it: North's row on top, A1..A6 and B6..B1 left to
@@ -283,7 +381,10 @@ fn the_explorer_in_a_browser() {
     let note = browser.js("return document.getElementById('note').textContent");
     assert!(note.as_str().unwrap().contains("free move"), "{note}");
     let turn = browser.js("return document.getElementById('turn').textContent");
-    assert!(turn.as_str().unwrap().starts_with("South (A) to move"), "{turn}");
+    assert!(
+        turn.as_str().unwrap().starts_with("South (A) to move"),
+        "{turn}"
+    );
     let standard = browser.values("the values after A3");
     lap("values after A3 shown");
 
@@ -306,7 +407,12 @@ fn the_explorer_in_a_browser() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["move"].as_str().unwrap().into(), m["value"].as_i64().unwrap()))
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().into(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(empty, api);
     let shared = browser.js("return document.getElementById('share').href");
@@ -325,54 +431,14 @@ fn the_explorer_in_a_browser() {
     browser.goto(&shared);
     let again = browser.values("the shared position's values");
     assert_eq!(browser.position(), after_a3);
-    assert_eq!(browser.js("return document.getElementById('capture').value"), "empty");
+    assert_eq!(
+        browser.js("return document.getElementById('capture').value"),
+        "empty"
+    );
     assert_eq!(again, empty);
     lap("shared link reopened");
     browser.screenshot(std::path::Path::new(&shot));
     eprintln!("screenshot: {shot}");
 
-    // Play against perfect play, on a small board: North answers with a best move.
-    browser.goto(&server.url("/?pits=3&seeds=3&computer=B"));
-    browser.values("Kalah(3,3)'s values");
-    browser.click(".pit[data-pit=A3]");
-    browser.wait(
-        "the computer's answer",
-        Duration::from_secs(60),
-        "return document.querySelectorAll('#line .mv').length === 3 \
-           && document.getElementById('status').dataset.state === 'exact'",
-    );
-    let line = browser.js("return [...document.querySelectorAll('#line .mv')].map(s => s.textContent)");
-    let answer = line[2].as_str().unwrap();
-    assert!(answer.starts_with('B'), "{line}");
-    let (_, best) = server.get(&format!(
-        "/api/moves?pits=3&seeds=3&position={}",
-        enc(&serde_json::from_str::<Value>(kalah(&["play", "--json", "--pits", "3", "--seeds", "3", "A3"]).trim()).unwrap()["position"].as_str().unwrap().to_string())
-    ));
-    let best_value = best["value"].as_i64().unwrap();
-    let answered = best["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["move"] == answer)
-        .unwrap();
-    assert_eq!(answered["value"].as_i64().unwrap(), best_value, "a best move");
-
-    // The pie rule: after the first turn the second player may swap seats.
-    browser.goto(&server.url("/?pits=3&seeds=3&pie=1"));
-    browser.values("Kalah(3,3) with the pie rule");
-    assert_eq!(browser.js("return document.getElementById('swap-box').hidden"), true);
-    browser.click(".pit[data-pit=A3]");
-    browser.wait(
-        "the swap button",
-        Duration::from_secs(60),
-        "return !document.getElementById('swap-box').hidden",
-    );
-    browser.click("#swap");
-    browser.wait(
-        "the swap",
-        Duration::from_secs(30),
-        "return location.search.includes('swap=1') \
-           && document.getElementById('seat-north').textContent.includes('player 1')",
-    );
     lap("done");
 }

@@ -24,7 +24,10 @@ fn cli_moves(args: &[&str]) -> Vec<(String, i64)> {
         .lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap();
-            (v["move"].as_str().unwrap().to_string(), v["value"].as_i64().unwrap())
+            (
+                v["move"].as_str().unwrap().to_string(),
+                v["value"].as_i64().unwrap(),
+            )
         })
         .collect()
 }
@@ -35,7 +38,12 @@ fn api_moves(v: &Value) -> Vec<(String, i64)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["move"].as_str().unwrap().to_string(), m["value"].as_i64().unwrap()))
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().to_string(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -62,15 +70,33 @@ fn moves_are_the_values_of_kalah_moves() {
         &[("pits", "3"), ("seeds", "3")],
         &[("pits", "4"), ("seeds", "2"), ("capture", "empty")],
         &[("pits", "3"), ("seeds", "2"), ("direction", "cw")],
-        &[("pits", "3"), ("seeds", "3"), ("sowing", "relay"), ("end", "mover")],
-        &[("position", "1,0,2,3/4/0,4,0,1/2/B"), ("remaining", "emptier")],
-        &[("position", "2,0,1/0/0,3,1/1/A"), ("opp-store", "sow"), ("pie", "1")],
+        &[
+            ("pits", "3"),
+            ("seeds", "3"),
+            ("sowing", "relay"),
+            ("end", "mover"),
+        ],
+        &[
+            ("position", "1,0,2,3/4/0,4,0,1/2/B"),
+            ("remaining", "emptier"),
+        ],
+        &[
+            ("position", "2,0,1/0/0,3,1/1/A"),
+            ("opp-store", "sow"),
+            ("pie", "1"),
+        ],
     ];
     for case in cases {
         let (status, v) = server.get(&format!("/api/moves?{}", query(case)));
         assert_eq!(status, 200, "{case:?}: {v}");
         assert_eq!(v["status"], "exact", "{v}");
-        let cli: Vec<String> = flags(&case.iter().filter(|(k, _)| *k != "pie").copied().collect::<Vec<_>>());
+        let cli: Vec<String> = flags(
+            &case
+                .iter()
+                .filter(|(k, _)| *k != "pie")
+                .copied()
+                .collect::<Vec<_>>(),
+        );
         let cli: Vec<&str> = cli.iter().map(String::as_str).collect();
         let want = cli_moves(&cli);
         assert_eq!(api_moves(&v), want, "{case:?}");
@@ -87,7 +113,11 @@ fn moves_are_the_values_of_kalah_moves() {
                 args.push(v["position"].as_str().unwrap().into());
             }
             args.push(m["move"].as_str().unwrap().into());
-            let out = Command::cargo_bin("kalah").unwrap().args(&args).output().unwrap();
+            let out = Command::cargo_bin("kalah")
+                .unwrap()
+                .args(&args)
+                .output()
+                .unwrap();
             let line: Value = serde_json::from_slice(&out.stdout).unwrap();
             assert_eq!(line["position"], m["position"], "{case:?} {m}");
         }
@@ -116,7 +146,17 @@ fn positions_inside_the_database_are_read_from_it() {
     let out = dir.path().to_str().unwrap();
     Command::cargo_bin("kalah")
         .unwrap()
-        .args(["db", "build", "--pits", "3", "--max-seeds", "8", "--out", out, "--no-timings"])
+        .args([
+            "db",
+            "build",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "8",
+            "--out",
+            out,
+            "--no-timings",
+        ])
         .assert()
         .success();
     let server = Server::start(&["--db", out, "--pits", "3"]);
@@ -129,7 +169,10 @@ fn positions_inside_the_database_are_read_from_it() {
     // A position with more seeds than the database holds is searched, probing it.
     let (_, v) = server.get("/api/moves?seeds=3");
     assert_eq!(v["source"], "search");
-    assert_eq!(api_moves(&v), cli_moves(&["--pits", "3", "--seeds", "3", "--db", out]));
+    assert_eq!(
+        api_moves(&v),
+        cli_moves(&["--pits", "3", "--seeds", "3", "--db", out])
+    );
     let (_, cfg) = server.get("/api/config");
     assert_eq!(cfg["db"], out);
     assert_eq!(cfg["defaults"]["pits"], "3");
@@ -170,31 +213,69 @@ fn play_gives_each_move_annotated_and_the_next_position() {
 fn bad_requests_are_refused_with_the_cli_messages() {
     let server = Server::start(&[]);
     let cases: &[(&str, u16, &str)] = &[
-        ("/api/moves?capture=sometimes", 400, "expected one of: standard, empty, none"),
-        ("/api/moves?pits=9", 400, "pits a side must be 1 to 6, got 9"),
-        ("/api/moves?seeds=0", 400, "seeds a pit must be 1 to 12, got 0"),
+        (
+            "/api/moves?capture=sometimes",
+            400,
+            "expected one of: standard, empty, none",
+        ),
+        (
+            "/api/moves?pits=9",
+            400,
+            "pits a side must be 1 to 6, got 9",
+        ),
+        (
+            "/api/moves?seeds=0",
+            400,
+            "seeds a pit must be 1 to 12, got 0",
+        ),
         ("/api/moves?pits=x", 400, "'x'"),
-        ("/api/moves?position=1,2/0/3/0/A", 400, "rows A and B have 2 and 1 pits"),
-        ("/api/moves?position=1,2,3/0/1,2,3/0/C", 400, "side 'C' must be A or B"),
-        ("/api/moves?position=1,2,3/0/1,2,3/0/A&pits=4", 400, "3 pits a side but the rules say 4"),
-        ("/api/moves?position=200,200/0/0,0/0/A", 400, "more than the 255"),
+        (
+            "/api/moves?position=1,2/0/3/0/A",
+            400,
+            "rows A and B have 2 and 1 pits",
+        ),
+        (
+            "/api/moves?position=1,2,3/0/1,2,3/0/C",
+            400,
+            "side 'C' must be A or B",
+        ),
+        (
+            "/api/moves?position=1,2,3/0/1,2,3/0/A&pits=4",
+            400,
+            "3 pits a side but the rules say 4",
+        ),
+        (
+            "/api/moves?position=200,200/0/0,0/0/A",
+            400,
+            "more than the 255",
+        ),
         ("/api/moves?colour=red", 400, "unknown parameter 'colour'"),
         ("/api/moves?pits=3&pits=4", 400, "given twice"),
         ("/api/moves?wait=-1", 400, "'wait'"),
         ("/api/moves?pie=perhaps", 400, "'pie'"),
         ("/api/play", 400, "missing parameter 'move'"),
         ("/api/play?move=", 400, "is empty"),
-        ("/api/play?move=A3%20B1", 400, "move 2 'B1' is illegal: it is South's turn"),
+        (
+            "/api/play?move=A3%20B1",
+            400,
+            "move 2 'B1' is illegal: it is South's turn",
+        ),
         ("/api/play?move=Q1", 400, "'Q1' is not a move"),
         ("/api/play?move=A2%2B", 400, "move 1 'A2+' is illegal"),
-        ("/api/play?position=0,0/1/2,1/0/A&move=A1", 400, "the game is already over"),
+        (
+            "/api/play?position=0,0/1/2,1/0/A&move=A1",
+            400,
+            "the game is already over",
+        ),
         ("/api/nothing", 404, "no such endpoint '/api/nothing'"),
         ("/api/moves?position=%FF", 400, "position"),
     ];
     for &(path, code, text) in cases {
         let (status, v) = server.get(path);
         assert_eq!(status, code, "{path}: {v}");
-        let msg = v["error"].as_str().unwrap_or_else(|| panic!("{path}: no error in {v}"));
+        let msg = v["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{path}: no error in {v}"));
         assert!(msg.contains(text), "{path}: {msg:?} lacks {text:?}");
     }
     // The same message as the command line's.
@@ -206,6 +287,13 @@ fn bad_requests_are_refused_with_the_cli_messages() {
     let err = String::from_utf8(out.stderr).unwrap();
     let (_, v) = server.get("/api/play?move=A3%20B1");
     assert!(err.contains(v["error"].as_str().unwrap()), "{err} / {v}");
+    let (status, v) = server.get("/api/position?position=0,0/1/2,1/0/A");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        (v["game_over"].as_bool(), v["final_margin"].as_i64()),
+        (Some(true), Some(-2))
+    );
+    assert_eq!(server.get("/api/position?position=1,2/0/3/0/A").0, 400);
     // The page and its files.
     let (status, html) = server.get_raw("/");
     assert_eq!(status, 200);
@@ -217,7 +305,14 @@ fn bad_requests_are_refused_with_the_cli_messages() {
 #[test]
 fn a_search_past_its_budget_says_so_and_shows_no_value() {
     // Kalah(6,4) from the start with no database nor endgame table takes minutes.
-    let server = Server::start(&["--search-seconds", "1", "--endgame-mb", "0", "--threads", "1"]);
+    let server = Server::start(&[
+        "--search-seconds",
+        "1",
+        "--endgame-mb",
+        "0",
+        "--threads",
+        "1",
+    ]);
     let t = Instant::now();
     let (status, v) = server.get("/api/moves?wait=0");
     assert_eq!(status, 202, "{v}");
@@ -226,8 +321,14 @@ fn a_search_past_its_budget_says_so_and_shows_no_value() {
     let (status, v) = server.get("/api/moves");
     assert_eq!(status, 503, "{v}");
     assert_eq!(v["status"], "unfinished");
-    assert!(v["error"].as_str().unwrap().contains("budget of 1 s"), "{v}");
-    assert!(v.get("value").is_none() && v.get("best_move").is_none(), "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("budget of 1 s"),
+        "{v}"
+    );
+    assert!(
+        v.get("value").is_none() && v.get("best_move").is_none(),
+        "{v}"
+    );
     assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
 }
 
@@ -249,7 +350,10 @@ fn searches_are_bounded_in_number_and_others_still_answered() {
     let (status, v) = server.get("/api/moves?capture=empty&wait=0");
     assert_eq!(status, 503, "{v}");
     assert_eq!(v["status"], "busy");
-    assert!(v["error"].as_str().unwrap().contains("--max-searches"), "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("--max-searches"),
+        "{v}"
+    );
     // The same position again joins the running search.
     let (status, v) = server.get("/api/moves?wait=0");
     assert_eq!(status, 202, "{v}");

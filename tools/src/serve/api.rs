@@ -1,5 +1,6 @@
-//! The JSON API: `/api/moves` (the value of every legal move), `/api/play` (play moves)
-//! and `/api/config` (the server's defaults and limits). Every answer is a JSON object;
+//! The JSON API: `/api/moves` (the value of every legal move), `/api/play` (play moves),
+//! `/api/position` (a position checked) and `/api/config` (the server's defaults and
+//! limits). Every answer is a JSON object;
 //! an error is `{"error": message}` with a 4xx status for a bad request (the CLI's
 //! message) and 503 when the server cannot answer now or within its budget.
 
@@ -47,11 +48,14 @@ fn position_keys(extra: &[&'static str]) -> Vec<&'static str> {
 }
 
 /// The rules and position of a request whose parameters are `keys`.
-fn parse(app: &App, query: Option<&str>, keys: &[&str]) -> Result<(Pairs, Rules, Position), ApiError> {
+fn parse(
+    app: &App,
+    query: Option<&str>,
+    keys: &[&str],
+) -> Result<(Pairs, Rules, Position), ApiError> {
     let pairs = params::pairs(query);
     params::check_keys(&pairs, keys).map_err(ApiError::bad)?;
-    let (rules, pos) =
-        params::rules_and_position(&pairs, &app.defaults).map_err(ApiError::bad)?;
+    let (rules, pos) = params::rules_and_position(&pairs, &app.defaults).map_err(ApiError::bad)?;
     Ok((pairs, rules, pos))
 }
 
@@ -173,7 +177,9 @@ fn play_inner(app: &App, query: Option<&str>) -> Result<Value, ApiError> {
         ApiError::bad("missing parameter 'move': a move such as A3, or several separated by spaces")
     })?;
     if record.split_whitespace().next().is_none() {
-        return Err(ApiError::bad("parameter 'move' is empty: give a move such as A3"));
+        return Err(ApiError::bad(
+            "parameter 'move' is empty: give a move such as A3",
+        ));
     }
     let game = Game::new(rules);
     let played = play_record(&game, &pos, record).map_err(|e| ApiError::bad(e.to_string()))?;
@@ -195,6 +201,15 @@ fn play_inner(app: &App, query: Option<&str>) -> Result<Value, ApiError> {
         })
         .collect();
     Ok(body)
+}
+
+/// `GET /api/position?position=P&RULES`: the position checked and described, nothing
+/// solved.
+pub async fn position(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match parse(&app, query.as_deref(), &position_keys(&[])) {
+        Ok((_, rules, pos)) => Json(describe(&rules, &pos)).into_response(),
+        Err(e) => e.into_response(),
+    }
 }
 
 /// Every spelling of a switch, the default first.
@@ -238,7 +253,7 @@ pub async fn not_found(uri: axum::http::Uri) -> Response {
     ApiError(
         StatusCode::NOT_FOUND,
         format!(
-            "no such endpoint '{}'; the API has /api/moves, /api/play and /api/config",
+            "no such endpoint '{}'; the API has /api/moves, /api/play, /api/position and /api/config",
             uri.path()
         ),
     )

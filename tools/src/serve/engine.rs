@@ -209,12 +209,9 @@ impl Explorer {
                 }
             }
         };
-        let done = tokio::time::timeout(
-            wait,
-            rx.wait_for(|s| matches!(s, JobState::Done(_))),
-        )
-        .await
-        .map(|r| r.map(|s| s.clone()));
+        let done = tokio::time::timeout(wait, rx.wait_for(|s| matches!(s, JobState::Done(_))))
+            .await
+            .map(|r| r.map(|s| s.clone()));
         // A closed channel means the job is gone: its answer is in the cache.
         let state = match done {
             Ok(Ok(s)) => s,
@@ -286,7 +283,11 @@ impl Explorer {
 
     /// The answer for a finished game or a position inside the database; `None` for any
     /// other position (it needs a search).
-    fn without_search(&self, rules: &Rules, pos: &Position) -> Option<Result<Answer, ComputeError>> {
+    fn without_search(
+        &self,
+        rules: &Rules,
+        pos: &Position,
+    ) -> Option<Result<Answer, ComputeError>> {
         let game = Game::new(*rules);
         let over = pos.is_over(&game);
         let in_db = match self.database(rules) {
@@ -306,14 +307,21 @@ impl Explorer {
         cell.get_or_init(|| match Database::open(dir, rules) {
             Ok(db) if db.levels() > 0 => Ok(Some(Arc::new(db))),
             Ok(_) => Ok(None),
-            Err(e) => Err(format!("the database in {} cannot be read: {e}", dir.display())),
+            Err(e) => Err(format!(
+                "the database in {} cannot be read: {e}",
+                dir.display()
+            )),
         })
         .clone()
     }
 
     /// The endgame table of `game` (levels up to `level`), built once per rule set.
     fn endgame(&self, game: &Game, level: u32) -> Result<Option<Arc<Endgame>>, String> {
-        let cell = Arc::clone(lock(&self.endgames).entry(game.rules().db_key()).or_default());
+        let cell = Arc::clone(
+            lock(&self.endgames)
+                .entry(game.rules().db_key())
+                .or_default(),
+        );
         cell.get_or_init(|| {
             Endgame::build(game, level, |_, _| {})
                 .map(|t| Some(Arc::new(t)))

@@ -48,7 +48,7 @@ function showError(msg) { $("error").textContent = msg || ""; }
 // differ under other rules); a move that is illegal now ends the line there.
 async function replay() {
   const base = Object.assign(ruleParams(), state.start ? { position: state.start } : {});
-  const first = await api("/api/moves", Object.assign({ wait: "0" }, base));
+  const first = await api("/api/position", base);
   if (first.status >= 400 && first.status < 500) throw new Error(first.body.error);
   const start = first.body;
   let played = [];
@@ -239,6 +239,15 @@ async function render() {
     lastAnswer = b;
     showAnswer(pos, b, Date.now() - t0);
     break;
+  }
+  // The computer as the second player under the pie rule swaps when the opener's seat is
+  // worth more than nothing (solver/src/pie.rs), and then the opener moves.
+  if (canSwap && computerToMove(pos) && lastAnswer) {
+    const openerSign = positions[0].to_move === "A" ? 1 : -1;
+    if (openerSign * lastAnswer.value > 0) {
+      setTimeout(() => { if (gen === generation) { state.swap = true; render(); } }, 500);
+      return;
+    }
   }
   if (computerToMove(pos) && lastAnswer && lastAnswer.best_move) {
     setTimeout(() => { if (gen === generation) play(stripNotes(lastAnswer.best_move)); }, 500);

@@ -187,8 +187,7 @@ mod tests {
         assert_eq!((r.pits(), r.capture), (4, solver::Capture::Empty));
         let (r, _) = rules_and_position(&pairs(Some("capture=none")), &d).unwrap();
         assert_eq!((r.pits(), r.capture), (4, solver::Capture::None));
-        let (r, _) =
-            rules_and_position(&pairs(Some("position=1,0,2/0/0,4,0/0/B")), &d).unwrap();
+        let (r, _) = rules_and_position(&pairs(Some("position=1,0,2/0/0,4,0/0/B")), &d).unwrap();
         assert_eq!(r.pits(), 3);
     }
 }

@@ -89,30 +89,56 @@ pub fn request(port: u16, method: &str, path: &str, body: Option<&str>) -> (u16,
         body.len()
     );
     s.write_all(head.as_bytes()).expect("send");
+    // Read up to the end of the headers, then the body their length says (a server may
+    // keep the connection open after it).
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw).expect("read the answer");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("no header end in {text:?}"));
+    let mut buf = [0u8; 8192];
+    let end = loop {
+        if let Some(i) = find(&raw, b"\r\n\r\n") {
+            break i;
+        }
+        let n = s.read(&mut buf).expect("read the answer");
+        assert!(n > 0, "connection closed before the headers: {raw:?}");
+        raw.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+    let mut body = raw[end + 4..].to_vec();
     let status = head
         .split_whitespace()
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or_else(|| panic!("no status in {head:?}"));
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(body)
-    } else {
-        body.to_string()
-    };
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let chunked = head.contains("transfer-encoding: chunked");
+    loop {
+        let done = match length {
+            Some(n) => body.len() >= n,
+            None if chunked => body.ends_with(b"0\r\n\r\n"),
+            None => false,
+        };
+        if done {
+            break;
+        }
+        let n = s.read(&mut buf).expect("read the body");
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let body = if chunked { dechunk(&text) } else { text };
     (status, body)
 }
 
 pub fn get_raw(port: u16, path: &str) -> (u16, String) {
     request(port, "GET", path, None)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// The body of a chunked transfer.
