@@ -266,15 +266,13 @@ fn the_explorer_in_a_browser() {
         browser.js("return [...document.querySelectorAll('#line .mv')].map(s => s.textContent)");
     let answer = line[2].as_str().unwrap();
     assert!(answer.starts_with('B'), "{line}");
+    let after: Value = serde_json::from_str(
+        kalah(&["play", "--json", "--pits", "3", "--seeds", "3", "A3"]).trim(),
+    )
+    .unwrap();
     let (_, best) = server.get(&format!(
         "/api/moves?pits=3&seeds=3&position={}",
-        enc(&serde_json::from_str::<Value>(
-            kalah(&["play", "--json", "--pits", "3", "--seeds", "3", "A3"]).trim()
-        )
-        .unwrap()["position"]
-            .as_str()
-            .unwrap()
-            .to_string())
+        enc(after["position"].as_str().unwrap())
     ));
     let best_value = best["value"].as_i64().unwrap();
     let answered = best["moves"]

@@ -131,12 +131,16 @@ enum JobState {
 
 type Key = (Rules, Position);
 
+/// Something opened or built once per rule set (a database, an endgame table), or why it
+/// could not be; `None` where there is none to have.
+type PerRules<T> = Mutex<HashMap<RulesKey, Arc<OnceLock<Result<Option<Arc<T>>, String>>>>>;
+
 /// Shared by every request: the databases, endgame tables, cache and running searches.
 pub struct Explorer {
     db_dir: Option<PathBuf>,
     pub limits: Limits,
-    databases: Mutex<HashMap<RulesKey, Arc<OnceLock<Result<Option<Arc<Database>>, String>>>>>,
-    endgames: Mutex<HashMap<RulesKey, Arc<OnceLock<Result<Option<Arc<Endgame>>, String>>>>>,
+    databases: PerRules<Database>,
+    endgames: PerRules<Endgame>,
     cache: Mutex<HashMap<Key, Result<Arc<Answer>, ComputeError>>>,
     jobs: Mutex<HashMap<Key, watch::Receiver<JobState>>>,
 }
@@ -433,7 +437,10 @@ impl Explorer {
                 rules.total_seeds(),
                 self.limits.endgame_boards,
             )
-            .filter(|&k| !db.as_ref().is_some_and(|d| d.max_seeds() >= k));
+            .filter(|&k| match &db {
+                Some(d) => d.max_seeds() < k,
+                None => true,
+            });
             let endgame = match want {
                 Some(k) => self.endgame(&game, k).map_err(ComputeError::Failed)?,
                 None => None,
