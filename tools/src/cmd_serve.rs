@@ -30,7 +30,7 @@ pub struct ServeArgs {
     pub max_searches: usize,
     /// The longest one search may run, in seconds; a position whose search does not
     /// finish in time is answered "unfinished", never with an inexact value
-    #[arg(long, value_name = "S", default_value_t = 60, value_parser = parse_seconds)]
+    #[arg(long, value_name = "S", default_value_t = 600, value_parser = parse_seconds)]
     pub search_seconds: u64,
     /// Each search's transposition table, in MiB
     #[arg(long, value_name = "MB", default_value_t = solver::tt::DEFAULT_MB)]

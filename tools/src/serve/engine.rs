@@ -8,8 +8,9 @@
 //! the server is busy); each runs on a blocking thread with its own transposition table
 //! of at most `tt_mb` MiB and is stopped once it has run `budget` ([`Solver::with_cancel`]):
 //! its request is then told that the search did not finish, and nothing it found is shown.
-//! Endgame tables (one per rule set, built once) hold at most `endgame_boards` boards, and
-//! rules that can cycle are solved by retrograde analysis only up to that many boards.
+//! Endgame tables (built once per rule set, the latest one kept) hold at most
+//! `endgame_boards` boards, and rules that can cycle are solved by retrograde analysis
+//! only up to that many boards.
 //! A value is only ever one a finished search or a database proved.
 
 use std::collections::HashMap;
@@ -319,13 +320,16 @@ impl Explorer {
         .clone()
     }
 
-    /// The endgame table of `game` (levels up to `level`), built once per rule set.
+    /// The endgame table of `game` (levels up to `level`), built once per rule set. Only
+    /// the latest rule set's table is kept (a search holds its own until it ends), so
+    /// their memory is bounded by the number of searches.
     fn endgame(&self, game: &Game, level: u32) -> Result<Option<Arc<Endgame>>, String> {
-        let cell = Arc::clone(
-            lock(&self.endgames)
-                .entry(game.rules().db_key())
-                .or_default(),
-        );
+        let key = game.rules().db_key();
+        let cell = {
+            let mut tables = lock(&self.endgames);
+            tables.retain(|k, _| *k == key);
+            Arc::clone(tables.entry(key).or_default())
+        };
         cell.get_or_init(|| {
             Endgame::build(game, level, |_, _| {})
                 .map(|t| Some(Arc::new(t)))
