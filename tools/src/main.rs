@@ -6,6 +6,7 @@
 mod args;
 mod cmd;
 mod error;
+mod serve;
 mod view;
 
 use std::process::ExitCode;
@@ -42,6 +43,8 @@ enum Command {
     Verify(cmd::verify::VerifyArgs),
     /// Solve a fixed list of positions, check their values, print nodes and nodes/s
     Bench(cmd::bench::BenchArgs),
+    /// The perfect-play explorer in the browser, and its JSON API, on a local HTTP server
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn run(cli: &Cli) -> Result<(), CliError> {
@@ -53,6 +56,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Moves(a) => cmd::solve::run_moves(a),
         Command::Verify(a) => cmd::verify::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
     }
 }
 

@@ -55,6 +55,7 @@ use crate::probe::Probe;
 use crate::search::endgame::Endgame;
 use order::Ordered;
 use split::Abort;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use tt::{Table, EXACT, NO_MOVE};
@@ -121,6 +122,9 @@ struct Config<'a> {
     endgame: Option<&'a Endgame>,
     /// `endgame`'s highest level, or none (`i32::MIN`) without one.
     endgame_max: i32,
+    /// Set from outside ([`Solver::with_cancel`]) to stop every search of this solver: they
+    /// unwind as a stopped split point's do, and the values they return mean nothing.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Config<'_> {
@@ -134,6 +138,7 @@ impl Default for Config<'_> {
             probe_max: 0,
             endgame: None,
             endgame_max: i32::MIN,
+            cancel: None,
         }
     }
 }
@@ -266,6 +271,23 @@ impl<'a> Solver<'a> {
         self
     }
 
+    /// Stop every search of this solver once `flag` is set (a server's time budget): the
+    /// search then unwinds without storing anything, and what it returns is not a value,
+    /// so a caller that sets the flag must check [`Solver::cancelled`] and drop the
+    /// results of any search it overlapped.
+    pub fn with_cancel(mut self, flag: Arc<AtomicBool>) -> Solver<'a> {
+        self.config.cancel = Some(flag);
+        self
+    }
+
+    /// Whether the flag of [`Solver::with_cancel`] is set.
+    pub fn cancelled(&self) -> bool {
+        self.config
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
     pub fn game(&self) -> &Game {
         self.game
     }
@@ -278,11 +300,12 @@ impl<'a> Solver<'a> {
     /// never leads to a terminal board, and by the root).
     pub fn test(&mut self, board: &Board, seeds: i32, beta: i32, depth: u8) -> i32 {
         let rows = board.row_seeds(self.game.pits());
-        let before = self.nodes;
+        let (before, probes) = (self.nodes, self.probes);
         let r = self.test_at(board, rows, seeds, beta, depth, None);
         // The root counts as a node even when its moves answered it without its table
-        // entry (see `Solver::peek`): every test visits at least the board it asks about.
-        if self.nodes == before {
+        // entry (see `Solver::peek`): every test visits at least the board it asks about,
+        // unless the database answered it (a read, not a search).
+        if self.nodes == before && self.probes == probes {
             self.nodes += 1;
         }
         r
@@ -596,6 +619,9 @@ impl<'a> Solver<'a> {
                     break;
                 }
             }
+            if self.stopped() {
+                break;
+            }
             // Invariant: `value` is the board's exact value, so some move attains it.
             let (pit, step) = chosen.expect("a move attains the value");
             pv.push((pit, step));
@@ -615,7 +641,7 @@ impl<'a> Solver<'a> {
 
     #[inline]
     fn stopped(&self) -> bool {
-        self.stop.is_some_and(Abort::is_set)
+        self.stop.is_some_and(Abort::is_set) || self.cancelled()
     }
 }
 

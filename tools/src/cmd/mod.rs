@@ -4,5 +4,6 @@
 pub mod bench;
 pub mod db;
 pub mod play;
+pub mod serve;
 pub mod solve;
 pub mod verify;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The explorer page in a real browser: installs Debian's chromium and chromium-driver
+# (apt-get, as root), builds the 12-seed database of Kalah(6,4), then runs the opt-in
+# WebDriver test (tools/tests/browser.rs), which starts `kalah serve` and chromedriver,
+# checks the page against `kalah moves` and writes results/serve-screenshot.png.
+#
+#   bash scripts/browser-test.sh [DB_DIR]
+#
+# DB_DIR (default target/browser-db) keeps the database between runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y chromium chromium-driver
+fi
+db="${1:-target/browser-db}"
+cargo build --locked --release -p tools
+./target/release/kalah db build --pits 6 --max-seeds 12 --out "$db" --no-timings >/dev/null
+KALAH_BROWSER_DB="$(cd "$db" && pwd)" \
+  KALAH_CHROMEDRIVER="$(command -v chromedriver)" \
+  KALAH_CHROMIUM="$(command -v chromium)" \
+  cargo test --locked --release -p tools --test browser -- --ignored --nocapture
+echo "browser test passed in $(( $(date +%s) - start )) s; screenshot: results/serve-screenshot.png"

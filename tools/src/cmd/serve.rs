@@ -1,0 +1,89 @@
+//! `kalah serve`: the explorer in the browser and its JSON API (see [`crate::serve`]).
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::args::RulesArgs;
+use crate::cmd::solve::parse_threads;
+use crate::error::CliError;
+use crate::serve::{self, Limits};
+
+/// Arguments of `kalah serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The rules the page starts with and every request's defaults
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Endgame database directory (from `kalah db build`): positions inside it are
+    /// answered from it at once, and searches probe it
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Address to listen on; the default serves this machine only
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Searches running at once; a request that needs one more is told the server is busy
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = parse_threads)]
+    pub max_searches: usize,
+    /// The longest one search may run, in seconds; a position whose search does not
+    /// finish in time is answered "unfinished", never with an inexact value
+    #[arg(long, value_name = "S", default_value_t = 600, value_parser = parse_seconds)]
+    pub search_seconds: u64,
+    /// Each search's transposition table, in MiB
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB)]
+    pub tt_mb: usize,
+    /// Threads of each search [default: all cores]
+    #[arg(long, value_name = "N", default_value_t = crate::cmd::solve::all_cores(), value_parser = parse_threads)]
+    pub threads: usize,
+    /// The largest endgame table (one per rule set, built at its first search, below the
+    /// database) and in-memory retrograde analysis (clockwise rules), in MiB (a byte a
+    /// board; 128 gives Kalah(6,4) the 18-seed table of `kalah solve`)
+    #[arg(long, value_name = "MB", default_value_t = 128)]
+    pub endgame_mb: u64,
+    /// Answers kept in the cache
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub cache: usize,
+}
+
+/// A `--search-seconds` value: 1 to 3600.
+fn parse_seconds(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=3600).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a number of seconds from 1 to 3600")),
+    }
+}
+
+/// `kalah serve`.
+pub fn run(a: &ServeArgs) -> Result<(), CliError> {
+    // The server's own rules are checked as any command's, before it starts.
+    a.rules.rules()?;
+    if let Some(dir) = &a.db {
+        if !dir.is_dir() {
+            return Err(CliError::BadOption(format!(
+                "--db {}: not a directory (build a database with `kalah db build`)",
+                dir.display()
+            )));
+        }
+    }
+    let limits = Limits {
+        max_searches: a.max_searches,
+        budget: Duration::from_secs(a.search_seconds),
+        tt_mb: a.tt_mb.max(1),
+        threads: a.threads,
+        endgame_boards: a.endgame_mb.saturating_mul(1 << 20),
+        cache_entries: a.cache,
+    };
+    serve::run(&a.rules, a.db.clone(), a.addr, limits, |addr| {
+        // Tests and scripts read the port from this line.
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "kalah serve: listening on http://{addr}/ (Ctrl-C stops)"
+        );
+        let _ = out.flush();
+    })
+    .map_err(|e| CliError::BadOption(format!("--addr {}: {e}", a.addr)))
+}

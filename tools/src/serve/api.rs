@@ -1,0 +1,261 @@
+//! The JSON API: `/api/moves` (the value of every legal move), `/api/play` (play moves),
+//! `/api/position` (a position checked) and `/api/config` (the server's defaults and
+//! limits). Every answer is a JSON object;
+//! an error is `{"error": message}` with a 4xx status for a bad request (the CLI's
+//! message) and 503 when the server cannot answer now or within its budget.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Value};
+use solver::notation::play_record;
+use solver::rules::Switch;
+use solver::{Capture, Direction, EndRule, Game, OppStore, Position, Remaining, Rules, Sowing};
+
+use super::engine::{MoveValue, Outcome};
+use super::params::{self, Pairs, RULE_KEYS};
+use super::App;
+
+/// The longest a request may ask to wait for a search, in seconds.
+const MAX_WAIT_SECONDS: f64 = 600.0;
+
+/// A JSON error with its status.
+pub struct ApiError(StatusCode, String);
+
+impl ApiError {
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError(StatusCode::BAD_REQUEST, message.into())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+/// The keys of a rule set and position.
+fn position_keys(extra: &[&'static str]) -> Vec<&'static str> {
+    let mut keys = vec!["position"];
+    keys.extend(RULE_KEYS);
+    keys.push("pie");
+    keys.extend(extra);
+    keys
+}
+
+/// The rules and position of a request whose parameters are `keys`.
+fn parse(
+    app: &App,
+    query: Option<&str>,
+    keys: &[&str],
+) -> Result<(Pairs, Rules, Position), ApiError> {
+    let pairs = params::pairs(query);
+    params::check_keys(&pairs, keys).map_err(ApiError::bad)?;
+    let (rules, pos) = params::rules_and_position(&pairs, &app.defaults).map_err(ApiError::bad)?;
+    Ok((pairs, rules, pos))
+}
+
+/// What a value means for the player who moves: win, draw or loss.
+fn result_for(pos: &Position, margin: i32) -> &'static str {
+    match (pos.to_move.sign() * margin).signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+/// The fields every answer about a position has.
+fn describe(rules: &Rules, pos: &Position) -> Value {
+    let game = Game::new(*rules);
+    json!({
+        "rules": rules.to_string(),
+        "position": pos.to_string(),
+        "to_move": pos.to_move.letter().to_string(),
+        "game_over": pos.is_over(&game),
+        "stores": pos.stores,
+        "final_margin": crate::view::final_margin(&game, pos),
+    })
+}
+
+fn move_json(pos: &Position, m: &MoveValue) -> Value {
+    json!({
+        "move": m.text.to_string(),
+        "pit": m.text.pit,
+        "value": m.margin,
+        "result": result_for(pos, m.margin),
+        "position": m.after.to_string(),
+    })
+}
+
+/// `GET /api/moves?position=P&RULES[&wait=S]`.
+pub async fn moves(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match moves_inner(&app, query.as_deref()).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn moves_inner(app: &Arc<App>, query: Option<&str>) -> Result<Response, ApiError> {
+    let (pairs, rules, pos) = parse(app, query, &position_keys(&["wait"]))?;
+    let budget = app.explorer.limits.budget;
+    let wait = match params::get(&pairs, "wait") {
+        None => budget + Duration::from_secs(5),
+        Some(w) => match w.parse::<f64>() {
+            Ok(s) if (0.0..=MAX_WAIT_SECONDS).contains(&s) => Duration::from_secs_f64(s),
+            _ => {
+                return Err(ApiError::bad(format!(
+                    "invalid value '{w}' for 'wait': expected seconds, 0 to {MAX_WAIT_SECONDS}"
+                )))
+            }
+        },
+    };
+    let mut body = describe(&rules, &pos);
+    let status = match app.explorer.moves(rules, pos, wait).await {
+        Outcome::Exact { answer, cached } => {
+            let pv: Vec<String> = answer.pv.iter().map(|m| m.to_string()).collect();
+            body["status"] = json!("exact");
+            body["value"] = json!(answer.value);
+            body["result"] = json!(result_for(&pos, answer.value));
+            body["best_move"] = json!(answer.moves.first().map(|m| m.text.to_string()));
+            body["pv"] = json!(pv);
+            body["moves"] = answer.moves.iter().map(|m| move_json(&pos, m)).collect();
+            body["source"] = json!(answer.source.name());
+            body["cached"] = json!(cached);
+            body["seconds"] = json!(answer.seconds);
+            body["nodes"] = json!(answer.nodes);
+            StatusCode::OK
+        }
+        Outcome::Searching { solved, elapsed } => {
+            body["status"] = json!("searching");
+            body["seconds"] = json!(elapsed.as_secs_f64());
+            body["budget_seconds"] = json!(budget.as_secs_f64());
+            body["moves"] = solved.iter().map(|m| move_json(&pos, m)).collect();
+            // The best move solved so far bounds the position's value from the mover's
+            // side: South can get at least its margin, North at most.
+            let sign = pos.to_move.sign();
+            if let Some(b) = solved.iter().map(|m| sign * m.margin).max() {
+                let side = if sign > 0 { "at_least" } else { "at_most" };
+                body["bound"] = json!({ side: sign * b });
+            }
+            StatusCode::ACCEPTED
+        }
+        Outcome::Unfinished(m) => {
+            body["status"] = json!("unfinished");
+            body["error"] = json!(m);
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        Outcome::Busy(m) => {
+            body["status"] = json!("busy");
+            body["error"] = json!(m);
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        Outcome::Failed(m) => {
+            body["status"] = json!("failed");
+            body["error"] = json!(m);
+            StatusCode::INTERNAL_SERVER_ERROR
+        }
+    };
+    Ok((status, Json(body)).into_response())
+}
+
+/// `GET /api/play?position=P&RULES&move=M` (`M` one move or several separated by spaces,
+/// annotations optional and checked).
+pub async fn play(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match play_inner(&app, query.as_deref()) {
+        Ok(v) => Json(v).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+fn play_inner(app: &App, query: Option<&str>) -> Result<Value, ApiError> {
+    let (pairs, rules, pos) = parse(app, query, &position_keys(&["move"]))?;
+    let record = params::get(&pairs, "move").ok_or_else(|| {
+        ApiError::bad("missing parameter 'move': a move such as A3, or several separated by spaces")
+    })?;
+    if record.split_whitespace().next().is_none() {
+        return Err(ApiError::bad(
+            "parameter 'move' is empty: give a move such as A3",
+        ));
+    }
+    let game = Game::new(rules);
+    let played = play_record(&game, &pos, record).map_err(|e| ApiError::bad(e.to_string()))?;
+    let last = played.last().map_or(pos, |p| p.after);
+    let mut body = describe(&rules, &last);
+    body["start"] = json!(pos.to_string());
+    body["played"] = played
+        .iter()
+        .map(|p| {
+            json!({
+                "move": p.text.to_string(),
+                "side": p.text.side.letter().to_string(),
+                "free_move": p.text.free,
+                "captured": p.step.captured,
+                "game_over": p.after.is_over(&game),
+                "repeated": p.repeated,
+                "position": p.after.to_string(),
+            })
+        })
+        .collect();
+    Ok(body)
+}
+
+/// `GET /api/position?position=P&RULES`: the position checked and described, nothing
+/// solved.
+pub async fn position(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match parse(&app, query.as_deref(), &position_keys(&[])) {
+        Ok((_, rules, pos)) => Json(describe(&rules, &pos)).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Every spelling of a switch, the default first.
+fn spellings<T: Switch>() -> Vec<&'static str> {
+    T::VALUES.iter().map(|(n, _)| *n).collect()
+}
+
+/// `GET /api/config`: the server's default rules, the switches and their values, the
+/// database directory and the limits.
+pub async fn config(State(app): State<Arc<App>>) -> Response {
+    let defaults: serde_json::Map<String, Value> = app
+        .defaults
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
+    let l = &app.explorer.limits;
+    Json(json!({
+        "defaults": defaults,
+        "switches": {
+            "capture": spellings::<Capture>(),
+            "sowing": spellings::<Sowing>(),
+            "direction": spellings::<Direction>(),
+            "opp-store": spellings::<OppStore>(),
+            "end": spellings::<EndRule>(),
+            "remaining": spellings::<Remaining>(),
+        },
+        "db": app.explorer.db_dir().map(|d| d.display().to_string()),
+        "limits": {
+            "max_searches": l.max_searches,
+            "search_seconds": l.budget.as_secs_f64(),
+            "tt_mb": l.tt_mb,
+            "threads": l.threads,
+            "endgame_boards": l.endgame_boards,
+        },
+    }))
+    .into_response()
+}
+
+/// Any other path under `/api/`.
+pub async fn not_found(uri: axum::http::Uri) -> Response {
+    ApiError(
+        StatusCode::NOT_FOUND,
+        format!(
+            "no such endpoint '{}'; the API has /api/moves, /api/play, /api/position and /api/config",
+            uri.path()
+        ),
+    )
+    .into_response()
+}

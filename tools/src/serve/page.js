@@ -1,0 +1,399 @@
+// The explorer page: the state lives in the URL, the values come from the JSON API.
+"use strict";
+
+const RULE_KEYS = ["pits", "seeds", "capture", "sowing", "direction", "opp-store", "end", "remaining"];
+const $ = (id) => document.getElementById(id);
+
+// The whole state: the rules, the start of the line, the moves played, how many are shown,
+// who the computer plays and whether the second player swapped seats (pie rule).
+const state = { rules: {}, start: "", moves: [], at: 0, computer: "", swap: false };
+// positions[k]: the API's description of the position after k moves of the line.
+let positions = [];
+let config = null;
+// Each render gets a number; an answer for an older one is dropped.
+let generation = 0;
+let lastAnswer = null;
+
+function api(path, params) {
+  const q = new URLSearchParams(params);
+  return fetch(path + "?" + q.toString()).then(async (r) => {
+    let body;
+    try { body = await r.json(); } catch (e) { body = { error: "bad answer from the server (" + r.status + ")" }; }
+    return { status: r.status, body };
+  });
+}
+
+function ruleParams() {
+  const p = {};
+  for (const k of RULE_KEYS) if (state.rules[k] !== undefined && state.rules[k] !== "") p[k] = state.rules[k];
+  if (state.rules.pie) p.pie = "true";
+  return p;
+}
+
+function stripNotes(m) { return m.replace(/[x+#].*$/, ""); }
+
+function urlOf() {
+  const p = new URLSearchParams(ruleParams());
+  if (state.start) p.set("position", state.start);
+  if (state.moves.length) p.set("moves", state.moves.join(" "));
+  if (state.at !== state.moves.length) p.set("at", String(state.at));
+  if (state.computer) p.set("computer", state.computer);
+  if (state.swap) p.set("swap", "1");
+  return location.pathname + "?" + p.toString();
+}
+
+function showError(msg) { $("error").textContent = msg || ""; }
+
+// Replay the line from its start under the current rules (annotations dropped, as they may
+// differ under other rules); a move that is illegal now ends the line there.
+async function replay() {
+  const base = Object.assign(ruleParams(), state.start ? { position: state.start } : {});
+  const first = await api("/api/position", base);
+  if (first.status >= 400 && first.status < 500) throw new Error(first.body.error);
+  const start = first.body;
+  let played = [];
+  if (state.moves.length) {
+    let moves = state.moves.map(stripNotes);
+    let r = await api("/api/play", Object.assign({ move: moves.join(" ") }, base));
+    if (r.status !== 200) {
+      const m = /^move (\d+) /.exec(r.body.error || "");
+      const keep = m ? Number(m[1]) - 1 : 0;
+      showError(r.body.error + (keep < moves.length ? " (the line stops before it)" : ""));
+      moves = moves.slice(0, keep);
+      r = moves.length ? await api("/api/play", Object.assign({ move: moves.join(" ") }, base)) : null;
+    }
+    played = r && r.status === 200 ? r.body.played : [];
+  }
+  positions = [{ position: start.position, to_move: start.to_move, game_over: start.game_over, move: null }];
+  for (const p of played) {
+    positions.push({ position: p.position, to_move: p.position.slice(-1), game_over: p.game_over, move: p });
+  }
+  state.moves = played.map((p) => p.move);
+  state.at = Math.min(Math.max(0, state.at), state.moves.length);
+  if (!state.start) state.start = start.position;
+}
+
+function parsePosition(s) {
+  const parts = s.split("/");
+  return { a: parts[0].split(",").map(Number), sa: Number(parts[1]),
+    b: parts[2].split(",").map(Number), sb: Number(parts[3]), side: parts[4] };
+}
+
+// The index where the opener's first whole turn ended (the first position with the other
+// side to move), or -1.
+function firstTurnEnd() {
+  const opener = positions[0].to_move;
+  for (let k = 1; k < positions.length; k++) if (positions[k].to_move !== opener) return k;
+  return -1;
+}
+
+function seatName(row) {
+  // Row A is South. The opener (whoever moves first) is player 1; a swap exchanges seats.
+  const opener = positions.length ? positions[0].to_move : "A";
+  const end = firstTurnEnd();
+  const swapped = state.swap && end >= 0 && state.at >= end;
+  let player = row === opener ? 1 : 2;
+  if (swapped) player = 3 - player;
+  let who = "player " + player;
+  if (state.computer) {
+    // The computer keeps its player through a swap: it plays the seat it started in.
+    const computerPlayer = state.computer === opener ? 1 : 2;
+    who = player === computerPlayer ? "computer" : "you";
+  }
+  return who;
+}
+
+function computerToMove(pos) {
+  if (!state.computer || pos.to_move === null) return false;
+  return seatName(pos.to_move) === "computer";
+}
+
+function sideName(s) { return s === "A" ? "South (A)" : "North (B)"; }
+function signed(v) { return v > 0 ? "+" + v : String(v); }
+
+function drawBoard(pos, values) {
+  const p = parsePosition(pos.position);
+  const m = p.a.length;
+  const board = $("board");
+  board.innerHTML = "";
+  board.style.gridTemplateColumns = "64px repeat(" + m + ", 64px) 64px";
+  const lastPit = state.at > 0 ? stripNotes(state.moves[state.at - 1]) : null;
+  const store = (side, seeds, col) => {
+    const d = document.createElement("div");
+    d.className = "store";
+    d.id = "store-" + side;
+    d.style.gridColumn = String(col);
+    d.innerHTML = '<span class="label">' + (side === "A" ? "South" : "North") + '</span><span class="seeds">' + seeds + "</span>";
+    return d;
+  };
+  const pit = (row, i, seeds, col, gridRow) => {
+    const name = row + (i + 1);
+    const d = document.createElement("div");
+    d.className = "pit";
+    d.dataset.pit = name;
+    d.style.gridColumn = String(col);
+    d.style.gridRow = String(gridRow);
+    let html = '<span class="label">' + name + '</span><span class="seeds">' + seeds + "</span>";
+    const v = values && values.find((x) => stripNotes(x.move) === name);
+    if (v) html += '<span class="value ' + v.result + '">' + signed(v.value) + "</span>";
+    d.innerHTML = html;
+    if (name === lastPit) d.classList.add("last");
+    const playable = !pos.game_over && row === pos.to_move && seeds > 0 && !computerToMove(pos);
+    if (playable) {
+      d.classList.add("playable");
+      d.addEventListener("click", () => play(name));
+    }
+    return d;
+  };
+  // North's store on the left, South's on the right; North's pits B(m)..B1 on top.
+  board.appendChild(store("B", p.sb, 1));
+  for (let j = 0; j < m; j++) board.appendChild(pit("B", m - 1 - j, p.b[m - 1 - j], j + 2, 1));
+  board.appendChild(store("A", p.sa, m + 2));
+  for (let i = 0; i < m; i++) board.appendChild(pit("A", i, p.a[i], i + 2, 2));
+  $("seat-north").textContent = "North (B): " + seatName("B");
+  $("seat-south").textContent = "South (A): " + seatName("A");
+}
+
+function drawLine() {
+  const line = $("line");
+  line.innerHTML = "";
+  const start = document.createElement("span");
+  start.className = "mv" + (state.at === 0 ? " current" : "");
+  start.textContent = "start";
+  start.addEventListener("click", () => go(0));
+  line.appendChild(start);
+  state.moves.forEach((m, k) => {
+    const s = document.createElement("span");
+    s.className = "mv" + (state.at === k + 1 ? " current" : "");
+    s.textContent = m;
+    s.addEventListener("click", () => go(k + 1));
+    line.appendChild(document.createTextNode(" "));
+    line.appendChild(s);
+  });
+  $("back").disabled = $("first").disabled = state.at === 0;
+  $("forward").disabled = $("last").disabled = state.at === state.moves.length;
+}
+
+function drawRules() {
+  for (const k of RULE_KEYS) $(k).value = state.rules[k] !== undefined ? state.rules[k] : $(k).value;
+  $("pie").checked = !!state.rules.pie;
+  $("computer").value = state.computer;
+}
+
+async function render() {
+  const gen = ++generation;
+  const pos = positions[state.at];
+  history.replaceState(null, "", urlOf());
+  $("share").href = location.href;
+  $("share").textContent = location.href;
+  $("position").value = pos.position;
+  drawRules();
+  drawLine();
+  drawBoard(pos, null);
+  const last = state.at > 0 ? positions[state.at].move : null;
+  let note = "";
+  if (last) {
+    note = last.move + ": ";
+    const bits = [];
+    if (last.captured > 0) bits.push("captures " + last.captured);
+    if (last.free_move) bits.push("free move, " + sideName(last.side) + " moves again");
+    if (last.game_over) bits.push("the game is over");
+    if (!bits.length) bits.push("turn passes");
+    note += bits.join("; ");
+  }
+  $("note").textContent = note;
+  $("turn").textContent = pos.game_over ? "Game over" : sideName(pos.to_move) + " to move (" + seatName(pos.to_move) + ")";
+  const end = firstTurnEnd();
+  const canSwap = state.rules.pie && end >= 0 && state.at === end && !pos.game_over && !state.swap;
+  $("swap-box").hidden = !canSwap;
+  $("swap-value").textContent = "";
+  $("moves").querySelector("tbody").innerHTML = "";
+  $("pv").textContent = "";
+  $("value").textContent = "";
+  $("status").dataset.state = "searching";
+  $("status").textContent = "asking…";
+  lastAnswer = null;
+  const params = Object.assign(ruleParams(), { position: pos.position, wait: "1" });
+  const t0 = Date.now();
+  for (;;) {
+    let r;
+    try { r = await api("/api/moves", params); } catch (e) { r = { status: 0, body: { error: String(e) } }; }
+    if (gen !== generation) return;
+    const b = r.body;
+    if (r.status === 202) {
+      let s = "searching… " + Math.round(b.seconds) + " s of at most " + Math.round(b.budget_seconds) + " s";
+      if (b.bound) {
+        s += b.bound.at_least !== undefined ? "; so far the value is at least " + signed(b.bound.at_least)
+          : "; so far the value is at most " + signed(b.bound.at_most);
+      }
+      s += " (" + b.moves.length + " moves solved)";
+      $("status").dataset.state = "searching";
+      $("status").textContent = s;
+      continue;
+    }
+    if (r.status !== 200) {
+      $("status").dataset.state = b.status || "error";
+      $("status").textContent = b.error || "no answer";
+      return;
+    }
+    lastAnswer = b;
+    showAnswer(pos, b, Date.now() - t0);
+    break;
+  }
+  // The computer as the second player under the pie rule swaps when the opener's seat is
+  // worth more than nothing (solver/src/pie.rs), and then the opener moves.
+  if (canSwap && computerToMove(pos) && lastAnswer) {
+    const openerSign = positions[0].to_move === "A" ? 1 : -1;
+    if (openerSign * lastAnswer.value > 0) {
+      setTimeout(() => { if (gen === generation) { state.swap = true; render(); } }, 500);
+      return;
+    }
+  }
+  if (computerToMove(pos) && lastAnswer && lastAnswer.best_move) {
+    setTimeout(() => { if (gen === generation) play(stripNotes(lastAnswer.best_move)); }, 500);
+  }
+}
+
+function showAnswer(pos, b, ms) {
+  $("status").dataset.state = "exact";
+  const from = b.source === "database" ? "from the database" : b.source === "game over" ? "the game is over" : "by " + b.source;
+  $("status").textContent = "exact, " + from + (b.cached ? " (cached)" : "") + "";
+  if (b.game_over) {
+    const v = b.value;
+    $("value").textContent = "Final margin " + signed(v) + ": " + (v > 0 ? "South wins" : v < 0 ? "North wins" : "a draw");
+  } else {
+    $("value").textContent = "Value with perfect play: " + signed(b.value) + " (South minus North; " +
+      sideName(pos.to_move) + " " + ({ win: "wins", draw: "draws", loss: "loses" })[b.result] + ")";
+  }
+  const tbody = $("moves").querySelector("tbody");
+  tbody.innerHTML = "";
+  for (const m of b.moves) {
+    const tr = document.createElement("tr");
+    tr.dataset.move = m.move;
+    tr.dataset.value = String(m.value);
+    tr.innerHTML = '<td class="move">' + m.move + '</td><td class="value">' + signed(m.value) +
+      '</td><td><span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span></td>";
+    if (!computerToMove(pos)) tr.addEventListener("click", () => play(stripNotes(m.move)));
+    tbody.appendChild(tr);
+  }
+  $("pv").textContent = b.pv.join(" ");
+  drawBoard(pos, b.moves);
+  if (!$("swap-box").hidden) {
+    $("swap-value").textContent = "swapping takes over " + sideName(positions[0].to_move) +
+      "'s seat, worth " + signed(b.value) + " (South minus North)";
+  }
+}
+
+async function play(move) {
+  showError("");
+  const pos = positions[state.at];
+  const params = Object.assign(ruleParams(), { position: pos.position, move });
+  const r = await api("/api/play", params);
+  if (r.status !== 200) { showError(r.body.error); return; }
+  const p = r.body.played[0];
+  // Playing off the line's end cuts the line there.
+  state.moves = state.moves.slice(0, state.at).concat([p.move]);
+  positions = positions.slice(0, state.at + 1);
+  positions.push({ position: p.position, to_move: p.position.slice(-1), game_over: p.game_over, move: p });
+  if (state.swap && firstTurnEnd() < 0) state.swap = false;
+  state.at += 1;
+  await render();
+}
+
+function go(k) {
+  state.at = Math.min(Math.max(0, k), state.moves.length);
+  render();
+}
+
+async function restart(newStart) {
+  state.start = newStart;
+  state.moves = [];
+  state.at = 0;
+  state.swap = false;
+  await reload();
+}
+
+async function reload() {
+  showError("");
+  try {
+    await replay();
+  } catch (e) {
+    showError(e.message);
+    return false;
+  }
+  await render();
+  return true;
+}
+
+function fillSelect(id, values) {
+  const s = $(id);
+  s.innerHTML = "";
+  for (const v of values) {
+    const o = document.createElement("option");
+    o.value = String(v);
+    o.textContent = String(v);
+    s.appendChild(o);
+  }
+}
+
+async function main() {
+  const c = await api("/api/config", {});
+  config = c.body;
+  fillSelect("pits", [1, 2, 3, 4, 5, 6]);
+  fillSelect("seeds", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  for (const [k, values] of Object.entries(config.switches)) fillSelect(k, values);
+  const d = config.defaults;
+  const q = new URLSearchParams(location.search);
+  for (const k of RULE_KEYS) {
+    const v = q.get(k) !== null ? q.get(k) : d[k];
+    if (v !== undefined) state.rules[k] = v;
+  }
+  if (state.rules.pits === undefined && !q.get("position")) state.rules.pits = "6";
+  if (state.rules.seeds === undefined) state.rules.seeds = "4";
+  state.rules.pie = q.get("pie") !== null ? /^(1|true|yes|on)$/i.test(q.get("pie")) : !!d.pie;
+  state.start = q.get("position") || "";
+  state.moves = (q.get("moves") || "").split(/\s+/).filter((m) => m);
+  state.at = q.get("at") !== null ? Number(q.get("at")) : state.moves.length;
+  if (!Number.isInteger(state.at)) state.at = state.moves.length;
+  state.computer = /^[AB]$/.test(q.get("computer") || "") ? q.get("computer") : "";
+  state.swap = q.get("swap") === "1";
+  if (state.start && state.rules.pits === undefined) state.rules.pits = String(state.start.split("/")[0].split(",").length);
+  // Unset switches take the server's defaults shown in the selects.
+  for (const k of RULE_KEYS) if (state.rules[k] === undefined) state.rules[k] = $(k).value;
+
+  for (const k of RULE_KEYS) {
+    $(k).addEventListener("change", async () => {
+      state.rules[k] = $(k).value;
+      // A new board size or seed count starts over; any other switch replays the line.
+      if (k === "pits" || k === "seeds") await restart("");
+      else await reload();
+    });
+  }
+  $("pie").addEventListener("change", async () => { state.rules.pie = $("pie").checked; state.swap = false; await render(); });
+  $("computer").addEventListener("change", () => { state.computer = $("computer").value; render(); });
+  $("back").addEventListener("click", () => go(state.at - 1));
+  $("forward").addEventListener("click", () => go(state.at + 1));
+  $("first").addEventListener("click", () => go(0));
+  $("last").addEventListener("click", () => go(state.moves.length));
+  $("swap").addEventListener("click", () => { state.swap = true; render(); });
+  $("reset").addEventListener("click", () => restart(""));
+  $("set-position").addEventListener("click", async () => {
+    const text = $("position").value.trim();
+    const old = { start: state.start, moves: state.moves, at: state.at, pits: state.rules.pits };
+    state.rules.pits = String(text.split("/")[0].split(",").length);
+    if (!(await restart(text))) {
+      Object.assign(state, { start: old.start, moves: old.moves, at: old.at });
+      state.rules.pits = old.pits;
+    }
+  });
+  $("position").addEventListener("keydown", (e) => { if (e.key === "Enter") $("set-position").click(); });
+  if (!(await reload())) {
+    // A bad URL: show its error and start from the rules' start instead.
+    const msg = $("error").textContent;
+    state.start = ""; state.moves = []; state.at = 0;
+    await reload();
+    showError(msg);
+  }
+}
+
+main();

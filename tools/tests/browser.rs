@@ -1,0 +1,442 @@
+//! The explorer page in a real browser (headless Chromium through chromedriver's
+//! WebDriver protocol, spoken over std's TCP: no client crate needed for a dozen
+//! commands). Opt-in: run by `scripts/browser-test.sh`, which installs Debian's
+//! `chromium` and `chromium-driver`, builds the 12-seed database of Kalah(6,4) and sets
+//! `KALAH_BROWSER_DB`. Writes a screenshot to `results/serve-screenshot.png` (or
+//! `KALAH_SCREENSHOT`).
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{enc, request, Server};
+use serde_json::{json, Value};
+
+/// The longest the page may take to show a search's values (Kalah(6,4) from the start,
+/// a minute or two on two cores).
+const SEARCH_WAIT: Duration = Duration::from_secs(1200);
+
+/// A chromedriver child and one session on it.
+struct Browser {
+    driver: Child,
+    port: u16,
+    session: String,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let exe = std::env::var("KALAH_CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
+        let port = free_port();
+        let driver = Command::new(&exe)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {exe}: {e} (install chromium-driver)"));
+        let t = Instant::now();
+        loop {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(30),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let binary = std::env::var("KALAH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": binary,
+                "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                         "--window-size=1280,900", "--disable-gpu"],
+            },
+        }}});
+        let mut b = Browser {
+            driver,
+            port,
+            session: String::new(),
+        };
+        let v = b.call("POST", "/session", Some(caps));
+        b.session = v["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {v}"))
+            .to_string();
+        b
+    }
+
+    /// One WebDriver command: its `value`.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let body = body.map(|b| b.to_string());
+        let (status, text) = request(self.port, method, path, body.as_deref());
+        let v: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{method} {path}: {status} {text:?}: {e}"));
+        assert_eq!(status, 200, "{method} {path}: {v}");
+        v["value"].clone()
+    }
+
+    fn session_call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        self.call(method, &format!("/session/{}{path}", self.session), body)
+    }
+
+    fn goto(&self, url: &str) {
+        self.session_call("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    /// Run `script` (a function body) in the page.
+    fn js(&self, script: &str) -> Value {
+        self.session_call(
+            "POST",
+            "/execute/sync",
+            Some(json!({ "script": script, "args": [] })),
+        )
+    }
+
+    /// A real click on the element `css` selects.
+    fn click(&self, css: &str) {
+        let v = self.session_call(
+            "POST",
+            "/element",
+            Some(json!({ "using": "css selector", "value": css })),
+        );
+        let id = v
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no element {css}: {v}"))
+            .to_string();
+        self.session_call("POST", &format!("/element/{id}/click"), Some(json!({})));
+    }
+
+    /// Wait until `script` returns true.
+    fn wait(&self, what: &str, limit: Duration, script: &str) {
+        let t = Instant::now();
+        loop {
+            if self.js(script) == Value::Bool(true) {
+                return;
+            }
+            if t.elapsed() > limit {
+                let status = self.js("return document.getElementById('status').textContent");
+                let error = self.js("return document.getElementById('error').textContent");
+                panic!("waited {limit:?} for {what}; status {status}, error {error}");
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    /// Wait for the page's exact values and return them as (move, value), best first.
+    fn values(&self, what: &str) -> Vec<(String, i64)> {
+        self.wait(
+            what,
+            SEARCH_WAIT,
+            "return document.getElementById('status').dataset.state === 'exact'",
+        );
+        let v = self.js("return [...document.querySelectorAll('#moves tbody tr')]\
+             .map(tr => [tr.dataset.move, Number(tr.dataset.value)])");
+        pairs(&v)
+    }
+
+    fn position(&self) -> String {
+        self.js("return document.getElementById('position').value")
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    fn screenshot(&self, path: &std::path::Path) {
+        let v = self.session_call("GET", "/screenshot", None);
+        let png = base64(v.as_str().expect("a base64 screenshot"));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(path, png).unwrap();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = request(
+                self.port,
+                "DELETE",
+                &format!("/session/{}", self.session),
+                None,
+            );
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    l.local_addr().unwrap().port()
+}
+
+fn pairs(v: &Value) -> Vec<(String, i64)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_i64().unwrap()))
+        .collect()
+}
+
+/// Standard base64 (the screenshot).
+fn base64(s: &str) -> Vec<u8> {
+    let val = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        }
+    };
+    let bytes: Vec<u8> = s
+        .bytes()
+        .filter(|&c| c != b'=' && !c.is_ascii_whitespace())
+        .collect();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= val(c) << (18 - 6 * i);
+        }
+        let k = chunk.len() - 1;
+        out.extend_from_slice(&n.to_be_bytes()[1..1 + k]);
+    }
+    out
+}
+
+/// `kalah ARGS` standard output.
+fn kalah(args: &[&str]) -> String {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("kalah"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kalah {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+fn the_explorer_in_a_browser() {
+    let db = std::env::var("KALAH_BROWSER_DB")
+        .expect("KALAH_BROWSER_DB: the 12-seed database of Kalah(6,4) (scripts/browser-test.sh)");
+    let shot = std::env::var("KALAH_SCREENSHOT").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../results/serve-screenshot.png"
+        )
+        .into()
+    });
+    let t0 = Instant::now();
+    let lap = |what: &str| eprintln!("{:>7.1} s  {what}", t0.elapsed().as_secs_f64());
+    let server = Server::start(&[
+        "--db",
+        &db,
+        "--endgame-mb",
+        "256",
+        "--search-seconds",
+        "1200",
+        "--max-searches",
+        "2",
+    ]);
+    let browser = Browser::start();
+    lap("server and browser started");
+
+    // Play against perfect play, on a small board: North answers with a best move.
+    browser.goto(&server.url("/?pits=3&seeds=3&computer=B"));
+    browser.values("Kalah(3,3)'s values");
+    browser.click(".pit[data-pit=A3]");
+    browser.wait(
+        "the computer's answer",
+        Duration::from_secs(60),
+        "return document.querySelectorAll('#line .mv').length === 3 \
+           && document.getElementById('status').dataset.state === 'exact'",
+    );
+    let line =
+        browser.js("return [...document.querySelectorAll('#line .mv')].map(s => s.textContent)");
+    let answer = line[2].as_str().unwrap();
+    assert!(answer.starts_with('B'), "{line}");
+    let after: Value = serde_json::from_str(
+        kalah(&["play", "--json", "--pits", "3", "--seeds", "3", "A3"]).trim(),
+    )
+    .unwrap();
+    let (_, best) = server.get(&format!(
+        "/api/moves?pits=3&seeds=3&position={}",
+        enc(after["position"].as_str().unwrap())
+    ));
+    let best_value = best["value"].as_i64().unwrap();
+    let answered = best["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == answer)
+        .unwrap();
+    assert_eq!(
+        answered["value"].as_i64().unwrap(),
+        best_value,
+        "a best move"
+    );
+
+    // The pie rule: after the first turn the second player may swap seats.
+    browser.goto(&server.url("/?pits=3&seeds=3&pie=1"));
+    browser.values("Kalah(3,3) with the pie rule");
+    assert_eq!(
+        browser.js("return document.getElementById('swap-box').hidden"),
+        true
+    );
+    browser.click(".pit[data-pit=A3]");
+    browser.wait(
+        "the swap button",
+        Duration::from_secs(60),
+        "return !document.getElementById('swap-box').hidden",
+    );
+    browser.click("#swap");
+    browser.wait(
+        "the swap",
+        Duration::from_secs(30),
+        "return location.search.includes('swap=1') \
+           && document.getElementById('seat-north').textContent.includes('player 1')",
+    );
+    lap("computer and pie rule on Kalah(3,3)");
+
+    // The start of Kalah(6,4): the six moves with kalah moves's values, on the list and
+    // on the pits.
+    browser.goto(&server.url("/?pits=6&seeds=4"));
+    // The page's search runs while `kalah moves` computes the same values.
+    // The values the page must show: `kalah moves`, with the endgame table the server
+    // builds below the database (--endgame-mb 256 gives it the same 18 seeds).
+    let reference: Vec<(String, i64)> = kalah(&[
+        "moves",
+        "--pits",
+        "6",
+        "--seeds",
+        "4",
+        "--db",
+        &db,
+        "--endgame",
+        "18",
+        "--json",
+        "--quiet",
+    ])
+    .lines()
+    .map(|l| {
+        let v: Value = serde_json::from_str(l).unwrap();
+        (
+            v["move"].as_str().unwrap().to_string(),
+            v["value"].as_i64().unwrap(),
+        )
+    })
+    .collect();
+    assert_eq!(reference.len(), 6);
+    lap("kalah moves");
+    let after_a3: Value = serde_json::from_str(kalah(&["play", "--json", "A3"]).trim()).unwrap();
+    let after_a3 = after_a3["position"].as_str().unwrap().to_string();
+
+    let shown = browser.values("the start's values");
+    lap("start position's values shown");
+    assert_eq!(shown, reference);
+    let badges = pairs(
+        &browser.js("return [...document.querySelectorAll('.pit[data-pit^=A]')]\
+         .map(p => [p.dataset.pit, Number(p.querySelector('.value').textContent)])"),
+    );
+    for (pit, v) in &badges {
+        let want = reference
+            .iter()
+            .find(|(m, _)| m.starts_with(pit.as_str()))
+            .unwrap();
+        assert_eq!(*v, want.1, "{pit}");
+    }
+    // The board as the players see it: North's row on top, A1..A6 and B6..B1 left to
+    // right, North's store on the left and South's on the right.
+    let layout = browser.js(
+        "const r = s => document.querySelector(s).getBoundingClientRect();\
+         const a = [1,2,3,4,5,6].map(i => r('.pit[data-pit=A' + i + ']'));\
+         const b = [6,5,4,3,2,1].map(i => r('.pit[data-pit=B' + i + ']'));\
+         const inc = xs => xs.every((x, i) => i === 0 || xs[i-1].x < x.x);\
+         return inc(a) && inc(b) && b[0].y < a[0].y && Math.abs(a[0].x - b[0].x) < 2\
+           && r('#store-B').x < a[0].x && r('#store-A').x > a[5].x;",
+    );
+    assert_eq!(layout, Value::Bool(true), "board layout");
+    assert_eq!(browser.position(), "4,4,4,4,4,4/0/4,4,4,4,4,4/0/A");
+
+    // Click A3: a free move, South moves again from the new position.
+    browser.click(".pit[data-pit=A3]");
+    browser.wait(
+        "the position after A3",
+        Duration::from_secs(30),
+        &format!("return document.getElementById('position').value === '{after_a3}'"),
+    );
+    let note = browser.js("return document.getElementById('note').textContent");
+    assert!(note.as_str().unwrap().contains("free move"), "{note}");
+    let turn = browser.js("return document.getElementById('turn').textContent");
+    assert!(
+        turn.as_str().unwrap().starts_with("South (A) to move"),
+        "{turn}"
+    );
+    let standard = browser.values("the values after A3");
+    lap("values after A3 shown");
+
+    // Empty capture: other values for the same position, the API's.
+    browser.click("#capture option[value=empty]");
+    browser.wait(
+        "empty capture in the URL",
+        Duration::from_secs(30),
+        "return location.search.includes('capture=empty')",
+    );
+    let empty = browser.values("the values under empty capture");
+    lap("values under empty capture shown");
+    assert_eq!(browser.position(), after_a3);
+    assert_ne!(empty, standard, "empty capture changes the values");
+    let (_, api) = server.get(&format!(
+        "/api/moves?capture=empty&position={}",
+        enc(&after_a3)
+    ));
+    let api: Vec<(String, i64)> = api["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().into(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(empty, api);
+    let shared = browser.js("return document.getElementById('share').href");
+    let shared = shared.as_str().unwrap().to_string();
+
+    // Back to the start of the line.
+    browser.click("#back");
+    browser.wait(
+        "the start again",
+        Duration::from_secs(30),
+        "return document.getElementById('position').value === '4,4,4,4,4,4/0/4,4,4,4,4,4/0/A'",
+    );
+    assert!(browser.js("return document.getElementById('forward').disabled") == Value::Bool(false));
+
+    // The shared link opens the same position, rules and values (from the cache).
+    browser.goto(&shared);
+    let again = browser.values("the shared position's values");
+    assert_eq!(browser.position(), after_a3);
+    assert_eq!(
+        browser.js("return document.getElementById('capture').value"),
+        "empty"
+    );
+    assert_eq!(again, empty);
+    lap("shared link reopened");
+    browser.screenshot(std::path::Path::new(&shot));
+    eprintln!("screenshot: {shot}");
+
+    lap("done");
+}

@@ -1,0 +1,384 @@
+//! `kalah serve`'s JSON API, without a browser: every endpoint, the values against
+//! `kalah moves`, bad requests (4xx JSON with the CLI's message), the budget of a search
+//! and the bound on concurrent searches.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use common::{enc, Server};
+use serde_json::Value;
+
+/// `kalah moves --json ARGS`: each move's text and value, best first.
+fn cli_moves(args: &[&str]) -> Vec<(String, i64)> {
+    let out = Command::cargo_bin("kalah")
+        .unwrap()
+        .args(["moves", "--json", "--quiet"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "kalah moves {args:?} failed");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["move"].as_str().unwrap().to_string(),
+                v["value"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The moves of an `/api/moves` answer, best first.
+fn api_moves(v: &Value) -> Vec<(String, i64)> {
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().to_string(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The CLI flags `--k v` of query pairs `k=v`.
+fn flags(pairs: &[(&str, &str)]) -> Vec<String> {
+    pairs
+        .iter()
+        .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
+        .collect()
+}
+
+fn query(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", enc(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[test]
+fn moves_are_the_values_of_kalah_moves() {
+    let server = Server::start(&["--threads", "1"]);
+    let cases: &[&[(&str, &str)]] = &[
+        &[("pits", "3"), ("seeds", "3")],
+        &[("pits", "4"), ("seeds", "2"), ("capture", "empty")],
+        &[("pits", "3"), ("seeds", "2"), ("direction", "cw")],
+        &[
+            ("pits", "3"),
+            ("seeds", "3"),
+            ("sowing", "relay"),
+            ("end", "mover"),
+        ],
+        &[
+            ("position", "1,0,2,3/4/0,4,0,1/2/B"),
+            ("remaining", "emptier"),
+        ],
+        &[
+            ("position", "2,0,1/0/0,3,1/1/A"),
+            ("opp-store", "sow"),
+            ("pie", "1"),
+        ],
+    ];
+    for case in cases {
+        let (status, v) = server.get(&format!("/api/moves?{}", query(case)));
+        assert_eq!(status, 200, "{case:?}: {v}");
+        assert_eq!(v["status"], "exact", "{v}");
+        let cli: Vec<String> = flags(
+            &case
+                .iter()
+                .filter(|(k, _)| *k != "pie")
+                .copied()
+                .collect::<Vec<_>>(),
+        );
+        let cli: Vec<&str> = cli.iter().map(String::as_str).collect();
+        let want = cli_moves(&cli);
+        assert_eq!(api_moves(&v), want, "{case:?}");
+        // The best move leads the list and the variation, and its value is the position's.
+        assert_eq!(v["best_move"].as_str(), Some(want[0].0.as_str()));
+        assert_eq!(v["pv"][0].as_str(), Some(want[0].0.as_str()));
+        assert_eq!(v["value"].as_i64(), Some(want[0].1));
+        // Each move's position is the one `kalah play` reaches.
+        for m in v["moves"].as_array().unwrap() {
+            let mut args = vec!["play".to_string(), "--json".to_string()];
+            args.extend(cli.iter().map(|s| s.to_string()));
+            if !case.iter().any(|(k, _)| *k == "position") {
+                args.push("--position".into());
+                args.push(v["position"].as_str().unwrap().into());
+            }
+            args.push(m["move"].as_str().unwrap().into());
+            let out = Command::cargo_bin("kalah")
+                .unwrap()
+                .args(&args)
+                .output()
+                .unwrap();
+            let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(line["position"], m["position"], "{case:?} {m}");
+        }
+        // Asked again, the answer comes from the cache, the same.
+        let (_, again) = server.get(&format!("/api/moves?{}", query(case)));
+        assert_eq!(again["cached"], true);
+        assert_eq!(api_moves(&again), want);
+    }
+}
+
+#[test]
+fn a_finished_game_has_its_final_margin_and_no_moves() {
+    let server = Server::start(&[]);
+    let (status, v) = server.get("/api/moves?position=0,0/1/2,1/0/A");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["game_over"], true);
+    assert_eq!(v["value"], -2);
+    assert_eq!(v["final_margin"], -2);
+    assert_eq!(v["moves"], serde_json::json!([]));
+    assert_eq!(v["best_move"], Value::Null);
+}
+
+#[test]
+fn positions_inside_the_database_are_read_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    Command::cargo_bin("kalah")
+        .unwrap()
+        .args([
+            "db",
+            "build",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "8",
+            "--out",
+            out,
+            "--no-timings",
+        ])
+        .assert()
+        .success();
+    let server = Server::start(&["--db", out, "--pits", "3"]);
+    let pos = "2,0,1/0/0,3,1/1/A";
+    let (status, v) = server.get(&format!("/api/moves?position={}", enc(pos)));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["source"], "database");
+    assert_eq!(v["nodes"], 0);
+    assert_eq!(api_moves(&v), cli_moves(&["--position", pos]));
+    // A position with more seeds than the database holds is searched, probing it.
+    let (_, v) = server.get("/api/moves?seeds=3");
+    assert_eq!(v["source"], "search");
+    assert_eq!(
+        api_moves(&v),
+        cli_moves(&["--pits", "3", "--seeds", "3", "--db", out])
+    );
+    let (_, cfg) = server.get("/api/config");
+    assert_eq!(cfg["db"], out);
+    assert_eq!(cfg["defaults"]["pits"], "3");
+}
+
+#[test]
+fn play_gives_each_move_annotated_and_the_next_position() {
+    let server = Server::start(&[]);
+    let (status, v) = server.get("/api/play?move=A3");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["played"][0]["move"], "A3+");
+    assert_eq!(v["played"][0]["free_move"], true);
+    assert_eq!(v["position"], "4,4,0,5,5,5/1/4,4,4,4,4,4/0/A");
+    assert_eq!(v["to_move"], "A");
+    // A record of several moves, as `kalah play --json` plays it.
+    let (status, v) = server.get(&format!("/api/play?move={}", enc("A3 A6 B1")));
+    assert_eq!(status, 200, "{v}");
+    let out = Command::cargo_bin("kalah")
+        .unwrap()
+        .args(["play", "--json", "A3 A6 B1"])
+        .output()
+        .unwrap();
+    let lines: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (api, cli) in v["played"].as_array().unwrap().iter().zip(&lines) {
+        for k in ["move", "position", "free_move", "captured", "game_over"] {
+            assert_eq!(api[k], cli[k], "{k}");
+        }
+    }
+    assert_eq!(v["played"].as_array().unwrap().len(), 3);
+    assert_eq!(v["position"], lines[2]["position"]);
+}
+
+#[test]
+fn bad_requests_are_refused_with_the_cli_messages() {
+    let server = Server::start(&[]);
+    let cases: &[(&str, u16, &str)] = &[
+        (
+            "/api/moves?capture=sometimes",
+            400,
+            "expected one of: standard, empty, none",
+        ),
+        (
+            "/api/moves?pits=9",
+            400,
+            "pits a side must be 1 to 6, got 9",
+        ),
+        (
+            "/api/moves?seeds=0",
+            400,
+            "seeds a pit must be 1 to 12, got 0",
+        ),
+        ("/api/moves?pits=x", 400, "'x'"),
+        (
+            "/api/moves?position=1,2/0/3/0/A",
+            400,
+            "rows A and B have 2 and 1 pits",
+        ),
+        (
+            "/api/moves?position=1,2,3/0/1,2,3/0/C",
+            400,
+            "side 'C' must be A or B",
+        ),
+        (
+            "/api/moves?position=1,2,3/0/1,2,3/0/A&pits=4",
+            400,
+            "3 pits a side but the rules say 4",
+        ),
+        (
+            "/api/moves?position=200,200/0/0,0/0/A",
+            400,
+            "more than the 255",
+        ),
+        ("/api/moves?colour=red", 400, "unknown parameter 'colour'"),
+        ("/api/moves?pits=3&pits=4", 400, "given twice"),
+        ("/api/moves?wait=-1", 400, "'wait'"),
+        ("/api/moves?pie=perhaps", 400, "'pie'"),
+        ("/api/play", 400, "missing parameter 'move'"),
+        ("/api/play?move=", 400, "is empty"),
+        (
+            "/api/play?move=A3%20B1",
+            400,
+            "move 2 'B1' is illegal: it is South's turn",
+        ),
+        ("/api/play?move=Q1", 400, "'Q1' is not a move"),
+        ("/api/play?move=A2%2B", 400, "move 1 'A2+' is illegal"),
+        (
+            "/api/play?position=0,0/1/2,1/0/A&move=A1",
+            400,
+            "the game is already over",
+        ),
+        ("/api/nothing", 404, "no such endpoint '/api/nothing'"),
+        ("/api/moves?position=%FF", 400, "position"),
+    ];
+    for &(path, code, text) in cases {
+        let (status, v) = server.get(path);
+        assert_eq!(status, code, "{path}: {v}");
+        let msg = v["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{path}: no error in {v}"));
+        assert!(msg.contains(text), "{path}: {msg:?} lacks {text:?}");
+    }
+    // The same message as the command line's.
+    let out = Command::cargo_bin("kalah")
+        .unwrap()
+        .args(["play", "A3 B1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let (_, v) = server.get("/api/play?move=A3%20B1");
+    assert!(err.contains(v["error"].as_str().unwrap()), "{err} / {v}");
+    let (status, v) = server.get("/api/position?position=0,0/1/2,1/0/A");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        (v["game_over"].as_bool(), v["final_margin"].as_i64()),
+        (Some(true), Some(-2))
+    );
+    assert_eq!(server.get("/api/position?position=1,2/0/3/0/A").0, 400);
+    // The page and its files.
+    let (status, html) = server.get_raw("/");
+    assert_eq!(status, 200);
+    assert!(html.contains("Kalah explorer") && html.contains("/page.js"));
+    assert_eq!(server.get_raw("/page.js").0, 200);
+    assert_eq!(server.get_raw("/page.css").0, 200);
+}
+
+#[test]
+fn a_search_past_its_budget_says_so_and_shows_no_value() {
+    // Kalah(6,4) from the start with no database nor endgame table takes minutes.
+    let server = Server::start(&[
+        "--search-seconds",
+        "1",
+        "--endgame-mb",
+        "0",
+        "--threads",
+        "1",
+    ]);
+    let t = Instant::now();
+    let (status, v) = server.get("/api/moves?wait=0");
+    assert_eq!(status, 202, "{v}");
+    assert_eq!(v["status"], "searching");
+    assert_eq!(v["budget_seconds"], 1.0);
+    let (status, v) = server.get("/api/moves");
+    assert_eq!(status, 503, "{v}");
+    assert_eq!(v["status"], "unfinished");
+    assert!(
+        v["error"].as_str().unwrap().contains("budget of 1 s"),
+        "{v}"
+    );
+    assert!(
+        v.get("value").is_none() && v.get("best_move").is_none(),
+        "{v}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+}
+
+#[test]
+fn searches_are_bounded_in_number_and_others_still_answered() {
+    let server = Server::start(&[
+        "--max-searches",
+        "1",
+        "--search-seconds",
+        "3",
+        "--endgame-mb",
+        "0",
+        "--threads",
+        "1",
+    ]);
+    let (status, v) = server.get("/api/moves?wait=0");
+    assert_eq!(status, 202, "{v}");
+    // A second search while the first runs: refused, not queued.
+    let (status, v) = server.get("/api/moves?capture=empty&wait=0");
+    assert_eq!(status, 503, "{v}");
+    assert_eq!(v["status"], "busy");
+    assert!(
+        v["error"].as_str().unwrap().contains("--max-searches"),
+        "{v}"
+    );
+    // The same position again joins the running search.
+    let (status, v) = server.get("/api/moves?wait=0");
+    assert_eq!(status, 202, "{v}");
+    // Requests that need no search go on: the page, play, a finished game.
+    assert_eq!(server.get("/api/play?move=A1").0, 200);
+    assert_eq!(server.get("/api/moves?position=0,0/1/2,1/0/A").0, 200);
+    // Many at once from several clients, all answered.
+    let t = Instant::now();
+    let port = server.port;
+    let threads: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let path = format!("/api/play?move=A{}", i % 6 + 1);
+                common::get_raw(port, &path).0
+            })
+        })
+        .collect();
+    for t in threads {
+        assert_eq!(t.join().unwrap(), 200);
+    }
+    assert!(t.elapsed() < Duration::from_secs(10));
+    // Once the first search's budget is spent, the slot is free again.
+    let (status, v) = server.get("/api/moves");
+    assert_eq!(status, 503, "{v}");
+    assert_eq!(v["status"], "unfinished");
+    let (status, v) = server.get("/api/moves?pits=3&seeds=3");
+    assert_eq!(status, 200, "{v}");
+}
