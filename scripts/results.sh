@@ -220,7 +220,7 @@ dbcheck() {
 strategy() {
   local start=$SECONDS
   {
-    echo "# First moves, first turns and the pie rule of Kalah(6,4) and Kalah(6,5)"
+    echo "# First moves, first turns and the pie rule of Kalah(6,3), Kalah(6,4) and Kalah(6,5)"
     echo
     echo "Every value is a final margin, South (the opener) minus North, with perfect play"
     echo "after the move or turn shown. A whole first turn includes the free moves (a last seed"
@@ -244,13 +244,13 @@ strategy() {
     echo "- machine: ${machine%%;*}"
     echo
   } >"$tmp/strategy.md"
-  # STRATEGY_GAMES (e.g. "4x3") replaces the two games, to try the script quickly.
+  # STRATEGY_GAMES (e.g. "4x3") replaces the three games, to try the script quickly.
   # STRATEGY_DB=DIR: probe the databases DIR/<capture> (from `kalah db build`) where present.
   # STRATEGY_PIE=0: first moves only (the pie rule needs a solve per whole first turn).
   # STRATEGY_THREADS=N: search threads (default: all cores).
   # STRATEGY_OUT=FILE: write FILE instead of results/strategy.md.
   # STRATEGY_CAPTURES (e.g. "empty") replaces the two capture rules.
-  for game in ${STRATEGY_GAMES:-6x4 6x5}; do
+  for game in ${STRATEGY_GAMES:-6x3 6x4 6x5}; do
     local p=${game%x*} n=${game#*x}
     for capture in ${STRATEGY_CAPTURES:-standard empty}; do
       local f="$tmp/m-$n-$capture" g="$tmp/p-$n-$capture" db=()
