@@ -126,7 +126,7 @@ values() {
             local v nodes secs pub status
             v=$(json_field value <"$f.json"); nodes=$(json_field nodes <"$f.json")
             # The search's time plus the time before it (the endgame table's build).
-            secs=$(awk -v a="$(json_field seconds <"$f.json")" -v b="$(json_field setup_seconds <"$f.json")" 'BEGIN { printf "%.1f", a + b }')
+            secs=$(awk -v a="$(json_field seconds <"$f.json")" -v b="$(json_field setup_seconds <"$f.json")" 'BEGIN { printf "%.2f", a + b }')
             pub=""; [ "$end" = either ] && pub=$(published "$m" "$n" "$capture")
             if [ -z "$pub" ]; then status=new
             elif [ "$pub" = "$v" ]; then status=confirmed
@@ -186,9 +186,10 @@ values() {
     echo "  position's value was read from a database (\`kalah db build --pits M --max-seeds 2mn"
     echo "  --capture C --end E\`, then \`kalah db probe --position <start>\`), a retrograde"
     echo "  computation that shares no code with the search but the rules: \"agrees\" means the two"
-    echo "  values are equal. Both end rules were solved separately; no start position here lets"
-    echo "  the two rules be told apart by construction, so their values are not expected to agree"
-    echo "  (they do in $(awk -F, 'NR > 1 && $5 != "" { v[$1","$2","$3","$4] = $5 } END { for (k in v) { split(k, a, ","); if (a[4] == "either") { o = a[1]","a[2]","a[3]",mover"; if (o in v) { t++; if (v[o] == v[k]) s++ } } } print s + 0 " of " t + 0 }' "$csv") board and capture pairs)."
+    echo "  values are equal. Both end rules were solved (and database-checked) separately. Their"
+    echo "  start values need not agree: play reaches positions where only the player not to move"
+    echo "  has an empty row, which end the game under \`either\` and not under \`mover\` (they agree"
+    echo "  in $(awk -F, 'NR > 1 && $5 != "" { v[$1","$2","$3","$4] = $5 } END { for (k in v) { split(k, a, ","); if (a[4] == "either") { o = a[1]","a[2]","a[3]",mover"; if (o in v) { t++; if (v[o] == v[k]) s++ } } } print s + 0 " of " t + 0 }' "$csv") board and capture pairs)."
     echo
     echo "| board | capture | end | value | status | time (s) | wall (s) | nodes | peak memory (MiB) | database check |"
     echo "|---|---|---|---:|---|---:|---:|---:|---:|---|"
