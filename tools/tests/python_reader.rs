@@ -92,12 +92,7 @@ fn positions(pits: usize, max_k: u64, count: usize, mut seed: u64) -> Vec<String
                 let i = (next() % (2 * pits) as u64) as usize;
                 cells[i] += 1;
             }
-            let row = |c: &[u64]| {
-                c.iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            };
+            let row = |c: &[u64]| c.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
             let side = if next() % 2 == 0 { "A" } else { "B" };
             format!(
                 "{}/{}/{}/{}/{side}",
@@ -118,7 +113,11 @@ fn compare(pits: usize, k: u32, rules: &[&str], seed: u64) {
     // Every level's checksum, recomputed in Python, equals the one the Rust writer stored.
     let (code, out, err) = kdb(&["verify", db]);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(out.lines().filter(|l| l.starts_with("ok ")).count(), k as usize + 1, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("ok ")).count(),
+        k as usize + 1,
+        "{out}"
+    );
 
     let list = positions(pits, k as u64, 40, seed);
     let mut args = vec!["probe", db];
@@ -140,7 +139,10 @@ fn compare(pits: usize, k: u32, rules: &[&str], seed: u64) {
             .success();
         let rust = figures(&String::from_utf8_lossy(&rust.get_output().stdout));
         assert_eq!(rust.len(), 1, "{p}");
-        assert_eq!(&rust[0], py, "position {p}: kalah db probe (value, margin) vs kdb.py");
+        assert_eq!(
+            &rust[0], py,
+            "position {p}: kalah db probe (value, margin) vs kdb.py"
+        );
     }
 }
 
@@ -157,7 +159,12 @@ fn python_reader_agrees_with_db_probe_empty_capture_mover_end() {
     if !python_present() {
         return;
     }
-    compare(3, 12, &["--capture", "empty", "--end", "mover"], 0x2545_f491_4f6c_dd1d);
+    compare(
+        3,
+        12,
+        &["--capture", "empty", "--end", "mover"],
+        0x2545_f491_4f6c_dd1d,
+    );
 }
 
 #[test]
@@ -174,7 +181,11 @@ fn python_hash_matches_every_input_length_class() {
         build(dir.path(), pits, k, &[]);
         let (code, out, err) = kdb(&["verify", dir.path().to_str().unwrap()]);
         assert_eq!(code, 0, "{out}{err}");
-        assert_eq!(out.lines().filter(|l| l.starts_with("ok ")).count(), k as usize + 1, "{out}");
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("ok ")).count(),
+            k as usize + 1,
+            "{out}"
+        );
     }
 }
 
@@ -203,7 +214,11 @@ fn python_reader_rejects_bad_files_with_a_message() {
     let mut flipped = good.clone();
     *flipped.last_mut().unwrap() ^= 0x01;
     check(&flipped, &["verify", file], "payload checksum mismatch");
-    check(&good[..good.len() - 1], &["verify", file], "truncated or padded");
+    check(
+        &good[..good.len() - 1],
+        &["verify", file],
+        "truncated or padded",
+    );
     check(&good[..40], &["info", file], "truncated header");
     let mut magic = good.clone();
     magic[0] = b'X';
@@ -224,7 +239,10 @@ fn python_reader_rejects_bad_files_with_a_message() {
          print(kdb.xxh3_64(open({file:?}, 'rb').read()[64:]))",
         dir = script().parent().unwrap().to_str().unwrap()
     );
-    let out = Process::new("python3").args(["-c", &code]).output().unwrap();
+    let out = Process::new("python3")
+        .args(["-c", &code])
+        .output()
+        .unwrap();
     let sum: u64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
     range[32..40].copy_from_slice(&sum.to_le_bytes());
     check(&range, &["verify", file], "an entry lies outside -6..=6");
