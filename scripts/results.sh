@@ -18,6 +18,8 @@
 #   --nice N         run each solve under `nice -n N` (default 0)
 #   --reuse          values: keep a case's stored run in results/raw/values/ when it finished
 #                    and its .cmd is exactly the command this run would give; run the others
+#   --boards "MxN ..."  values: run only these boards; the others come from their stored
+#                    runs (as --reuse) or are listed as "not run"
 #   --only PART      regenerate one file group only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +29,7 @@ threads=2
 nice=0
 reuse=0
 reuse_flag=""
+boards=""
 only=all
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --nice) nice=$2; shift 2 ;;
     --reuse) reuse=1; reuse_flag=" --reuse"; shift ;;
+    --boards) boards=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -107,9 +111,14 @@ values() {
           local f="$raw/$m-$n-$capture-$end" args
           args=$(values_args "$m" "$n" "$capture" "$end")
           # A stored run is reused (--reuse) only if it ran exactly this command and finished.
-          if [ "$reuse" = 1 ] && [ -f "$f.time" ] && [ "$(cat "$f.cmd" 2>/dev/null)" = "kalah $args" ] &&
-            grep -q '^ok' "$f.time"; then
+          local stored=0
+          [ -f "$f.time" ] && [ "$(cat "$f.cmd" 2>/dev/null)" = "kalah $args" ] && grep -q '^ok' "$f.time" && stored=1
+          if { [ "$reuse" = 1 ] || [ -n "$boards" ]; } && [ "$stored" = 1 ]; then
             reused=$((reused + 1))
+          elif [ -n "$boards" ] && ! [[ " $boards " == *" ${m}x$n "* ]]; then
+            echo "$m,$n,$capture,$end,,not run,,,,," >>"$csv"
+            rows+=("| Kalah($m,$n) | $capture | $end | | not run | | | | | |")
+            continue
           else
             echo "Kalah($m,$n) capture=$capture end=$end" >&2
             echo "kalah $args" >"$f.cmd"
@@ -169,13 +178,13 @@ values() {
     echo "(\`scripts/plot-values.py results/values.csv results/values.svg\`: one line per pit count"
     echo "m and capture rule, end rule \`either\` solid and \`mover\` dashed.)"
     echo
-    echo "- command: \`scripts/results.sh --only values --max-seconds $max --tt-mb $tt --threads $threads${reuse_flag}\`:"
+    echo "- command: \`scripts/results.sh --only values --max-seconds $max --tt-mb $tt --threads $threads${reuse_flag}${boards:+ --boards \"$boards\"}\`:"
     echo "  one \`kalah $(values_args M N C E)\` per case"
     echo "  (the exact command of each case in \`results/raw/values/M-N-C-E.cmd\`, its JSON output"
     echo "  in \`.json\`), under \`timeout $max\` (the per-case limit) and \`/usr/bin/time -f '%e %M'\`,"
     echo "  at \`nice -n $nice\` or, for the runs made before the table (Kalah(5,5), (5,6), (6,4), (6,5)),"
     echo "  \`nice -n 10\`, one case at a time"
-    [ "$reuse" = 1 ] && echo "- \`--reuse\`: $reused cases were read from the stored runs in \`results/raw/values/\` (each made by exactly the command in its \`.cmd\`), $ran were run now"
+    [ "$reused" -gt 0 ] && echo "- $reused cases were read from the stored runs in \`results/raw/values/\` (each made by exactly the command in its \`.cmd\`), $ran were run now"
     echo "- commit: $commit"
     echo "- machine: ${machine%%;*}, shared with other jobs (so times are upper bounds)"
     echo "- time (s): the solve's own time, the endgame table's build included; wall (s): the whole"
@@ -309,10 +318,15 @@ strategy() {
   cp "$tmp/strategy.md" "${STRATEGY_OUT:-results/strategy.md}"
 }
 
-case "$only" in
-  values) dbcheck; values ;;
-  strategy) strategy ;;
-  bench) scripts/bench.sh >results/bench.md ;;
-  all) dbcheck; values; strategy; scripts/bench.sh >results/bench.md ;;
-  *) echo "--only: values, strategy or bench" >&2; exit 2 ;;
-esac
+# One compound command, read whole before it runs, then exit: editing this file while it
+# runs cannot change what it does.
+{
+  case "$only" in
+    values) dbcheck; values ;;
+    strategy) strategy ;;
+    bench) scripts/bench.sh >results/bench.md ;;
+    all) dbcheck; values; strategy; scripts/bench.sh >results/bench.md ;;
+    *) echo "--only: values, strategy or bench" >&2; exit 2 ;;
+  esac
+  exit
+}
