@@ -88,8 +88,8 @@ values_args() { # m n capture end
 published66() {
   if [ "$2" != either ]; then return; fi
   case "$1" in
-    standard) echo "at least +4 (published, Rawlings 2015; not proved here)" ;;
-    empty) echo "+2 (published, Rawlings 2015; not proved here)" ;;
+    standard) echo "at least +4 (published by Rawlings 2015; not proved here)" ;;
+    empty) echo "+2 (published by Rawlings 2015; not proved here)" ;;
   esac
 }
 
