@@ -94,7 +94,7 @@ published66() {
 }
 
 values() {
-  local csv=results/values.csv raw=results/raw/values total_wall=0 reused=0 ran=0
+  local csv=results/values.csv raw=results/raw/values total_wall=0 reused=0 ran=0 other_limits=""
   mkdir -p "$raw"
   echo "pits,seeds,capture,end,value,status,seconds,wall_seconds,nodes,peak_mib,db_check" >"$csv"
   local rows=()
@@ -127,7 +127,12 @@ values() {
             mv "$f.out" "$f.json"; mv "$f.out.time" "$f.time"; mv "$f.out.err" "$f.err"; rm -f "$f.out.t"
             ran=$((ran + 1))
           fi
-          read -r st wall kib _ <"$f.time"
+          local lim
+          read -r st wall kib lim <"$f.time"
+          # A stored run records its own limit (4th field) when it ran under another one.
+          if [ -n "$lim" ] && [ "$lim" != "$max" ]; then
+            other_limits="$other_limits${other_limits:+, }Kalah($m,$n) $capture $end: $lim s"
+          fi
           local mib=$((kib / 1024)) check=""
           [ -f "$tmp/db-$m-$n-$capture-$end" ] && check=$(cat "$tmp/db-$m-$n-$capture-$end")
           total_wall=$(awk -v a="$total_wall" -v b="$wall" 'BEGIN { printf "%.1f", a + b }')
@@ -184,6 +189,7 @@ values() {
     echo "  in \`.json\`), under \`timeout $max\` (the per-case limit) and \`/usr/bin/time -f '%e %M'\`,"
     echo "  at \`nice -n $nice\` (the runs made before the table, Kalah(5,5), (5,6), (6,4) and (6,5):"
     echo "  \`nice -n 10\`), one case at a time"
+    [ -n "$other_limits" ] && echo "- stored runs made under another per-case limit: $other_limits"
     [ "$reused" -gt 0 ] && echo "- $reused cases were read from the stored runs in \`results/raw/values/\` (each made by exactly the command in its \`.cmd\`), $ran were run now"
     echo "- commit: $commit"
     echo "- machine: ${machine%%;*}, shared with other jobs (so times are upper bounds)"
