@@ -1,1 +1,1 @@
-nice -n 10 ./target/release/kalah solve --pits 6 --seeds 5 --capture standard --end either --tt-mb 2048 --threads 2 --json --quiet
+kalah solve --pits 6 --seeds 5 --capture standard --end either --tt-mb 2048 --threads 2 --json --quiet
