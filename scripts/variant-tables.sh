@@ -16,7 +16,8 @@
 #
 # Usage: scripts/variant-tables.sh [--max-seconds N] [--tt-mb MB] [--threads T] [--nice N]
 #                                  [--reuse] [--switches "relay oppstore ..."] [--boards "MxN ..."]
-#   --reuse  keep a stored run that finished and whose .cmd is exactly this run's command
+#   --reuse  keep a stored run whose .cmd is exactly this run's command and that finished
+#            (or was stopped at a limit at least --max-seconds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 max=600
@@ -74,6 +75,7 @@ signed() { if [ "$1" -gt 0 ]; then echo "+$1"; else echo "$1"; fi; }
 
 csv=results/variant-tables.csv
 echo "switch,pits,seeds,value,status,seconds,wall_seconds,peak_mib" >"$csv"
+other_limits=""
 md=$(mktemp)
 trap 'rm -f "$md"' EXIT
 for sw in $switches; do
@@ -100,7 +102,14 @@ for sw in $switches; do
       echo "| Kalah($m,$n) | not run (Kalah(${skip%x*},${skip#*x}) reached the $max s limit) | | |" >>"$md"
       continue
     fi
-    if ! { [ "$reuse" = 1 ] && [ "$(cat "$f.cmd" 2>/dev/null)" = "kalah $args" ] && grep -q '^ok' "$f.time" 2>/dev/null; }; then
+    # Reused: a stored run of this command that finished, or that was stopped at a limit at
+    # least this run's (it would be stopped again).
+    stored=0
+    if [ "$reuse" = 1 ] && [ "$(cat "$f.cmd" 2>/dev/null)" = "kalah $args" ] && [ -f "$f.time" ]; then
+      read -r st _ _ lim <"$f.time"
+      if [ "$st" = ok ] || { [ "$st" = timeout ] && [ "${lim:-0}" -ge "$max" ]; }; then stored=1; fi
+    fi
+    if [ "$stored" = 0 ]; then
       echo "$sw Kalah($m,$n)" >&2
       echo "kalah $args" >"$f.cmd"
       rc=0
@@ -111,6 +120,7 @@ for sw in $switches; do
     fi
     read -r st wall kib lim <"$f.time"
     mib=$((kib / 1024))
+    if [ "$lim" != "$max" ]; then other_limits="$other_limits${other_limits:+, }$sw Kalah($m,$n): $lim s"; fi
     if [ "$st" = ok ] && [ "$(json_field proved <"$f.json")" = true ]; then
       v=$(json_field value <"$f.json")
       secs=$(awk -v a="$(json_field seconds <"$f.json")" -v b="$(json_field setup_seconds <"$f.json")" 'BEGIN { printf "%.1f", a + b }')
@@ -142,10 +152,24 @@ done
   echo "  one \`kalah solve --pits M --seeds N SWITCH --tt-mb $tt --threads $threads --json --quiet\` per case"
   echo "  under \`timeout $max\` (the per-case limit) and \`/usr/bin/time -f '%e %M'\`; each case's exact"
   echo "  command, JSON output and time in \`results/raw/variants/SWITCH-M-N.*\`"
+  [ -n "$other_limits" ] && echo "- stored runs made under another per-case limit: $other_limits"
+  [ "$reuse" = 1 ] && echo "- \`--reuse\`: stored runs read from \`results/raw/variants/\` where their command matches (each case's \`.time\` holds status, wall seconds, peak KiB and its limit)"
   echo "- commit: $commit; machine: $(nproc) threads ($cpu), $mem memory, shared with other jobs"
   echo "- time: wall clock of the whole process; peak memory: maximum resident set size"
   echo "- clockwise sowing can cycle; \`kalah solve --direction cw\` solves it with the cyclic"
   echo "  retrograde solver (\`results/variants.md\`), so its sizes stop where that table's do"
+  if grep -q '^cw,' "$csv"; then
+    # Clockwise values against results/variants.md (the cyclic solver's own example program).
+    same=0 diff=0 list=""
+    while IFS=, read -r _ m n v _; do
+      [ -n "$v" ] || continue
+      w=$(awk -F'|' -v b="Kalah($m,$n)" 'index($2, b) > 0 { gsub(/[ +]/, "", $3); print $3; exit }' results/variants.md)
+      [ -n "$w" ] || continue
+      if [ "$w" = "$v" ]; then same=$((same + 1)); else diff=$((diff + 1)); list="$list Kalah($m,$n)"; fi
+    done < <(grep '^cw,' "$csv")
+    echo "- clockwise check: $same values equal those of \`results/variants.md\` (\`scripts/variants.sh\`, the"
+    echo "  cyclic solver's example program)$([ "$diff" -gt 0 ] && echo "; DIFFERENT:$list")"
+  fi
   echo
   cat "$md"
 } >results/variant-tables.md
