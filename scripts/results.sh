@@ -180,8 +180,8 @@ values() {
     echo
     echo "![Value of Kalah(m,n) against n](values.svg)"
     echo
-    echo "(\`scripts/plot-values.py results/values.csv results/values.svg\`: one line per pit count"
-    echo "m and capture rule, end rule \`either\` solid and \`mover\` dashed.)"
+    echo "(\`scripts/plot-values.py results/values.csv results/values.svg\`: one panel per capture"
+    echo "and end rule, one line per pit count m; Kalah(6,6) is left out.)"
     echo
     echo "- command: \`scripts/results.sh --only values --max-seconds $max --tt-mb $tt --threads $threads${reuse_flag}${boards:+ --boards \"$boards\"}\`:"
     echo "  one \`kalah $(values_args M N C E)\` per case"
