@@ -1,24 +1,44 @@
 #!/usr/bin/env bash
-# Regenerates results/: values.csv and values.md (every Kalah(m,n), m,n = 1..6, both capture
-# rules, both end rules), strategy.md (first moves, whole first turns and the pie rule of
-# Kalah(6,4) and Kalah(6,5)) and bench.md (scripts/bench.sh).
+# Regenerates results/: values.csv, values.md and values.svg (every Kalah(m,n), m,n = 1..6
+# but (6,6), both capture rules, both end rules, with a database cross-check of the small
+# boards), strategy.md (first moves, whole first turns and the pie rule of Kalah(6,3),
+# (6,4) and (6,5)) and bench.md (scripts/bench.sh). The variant tables have their own
+# script, scripts/variant-tables.sh.
 #
-# Usage: scripts/results.sh [--max-seconds N] [--tt-mb MB] [--only values|strategy|bench]
-#   --max-seconds N  stop each case after N seconds (GNU timeout); a stopped case is
-#                    listed as "not solved (limit N s)" / "not yet run (limit N s)".
-#                    Default 60. The strategy runs need hours for Kalah(6,5): give a
-#                    large limit (e.g. --max-seconds 86400 --only strategy) to produce them.
-#   --tt-mb MB       transposition table per solve (default 1024)
+# Usage: scripts/results.sh [--max-seconds N] [--tt-mb MB] [--threads T] [--nice N] [--reuse]
+#                           [--only values|strategy|bench]
+#   --max-seconds N  stop each case after N seconds (GNU timeout), the per-case limit; a
+#                    stopped case is listed as "not solved (limit N s)" / "not yet run
+#                    (limit N s)". Default 2400, which every values case below Kalah(6,6)
+#                    meets on 2 cores (Kalah(6,5) standard, the longest, takes minutes).
+#                    The strategy runs need hours for Kalah(6,5): give a large limit
+#                    (e.g. --max-seconds 86400 --only strategy) to produce them.
+#   --tt-mb MB       transposition table per solve (default 2048)
+#   --threads T      search threads per solve (default 2)
+#   --nice N         run each solve under `nice -n N` (default 0)
+#   --reuse          values: keep a case's stored run in results/raw/values/ when it finished
+#                    and its .cmd is exactly the command this run would give; run the others
+#   --boards "MxN ..."  values: run only these boards; the others come from their stored
+#                    runs (as --reuse) or are listed as "not run"
 #   --only PART      regenerate one file group only
 set -euo pipefail
 cd "$(dirname "$0")/.."
-max=60
-tt=1024
+max=2400
+tt=2048
+threads=2
+nice=0
+reuse=0
+reuse_flag=""
+boards=""
 only=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --max-seconds) max=$2; shift 2 ;;
     --tt-mb) tt=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --nice) nice=$2; shift 2 ;;
+    --reuse) reuse=1; reuse_flag=" --reuse"; shift ;;
+    --boards) boards=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -34,6 +54,7 @@ git diff --quiet HEAD -- solver tools || commit="$commit (+ uncommitted changes)
 mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 machine="$(nproc) threads ($cpu), $mem memory; every solve single-threaded"
+[ "$only" = values ] && machine="$(nproc) threads ($cpu), $mem memory"
 
 # run OUT -- CMD...: run CMD under `timeout $max` and GNU time; stdout to OUT, and
 # "status seconds peak_kib" to OUT.time (status: ok, timeout or failed).
@@ -56,39 +77,88 @@ published() { # pits seeds capture -> published value or empty (default end rule
 
 signed() { if [ "$1" -gt 0 ]; then echo "+$1"; else echo "$1"; fi; }
 
+# The command of one values case, without the program name: the exact arguments that
+# results/raw/values/<case>.cmd records for a stored run.
+values_args() { # m n capture end
+  echo "solve --pits $1 --seeds $2 --capture $3 --end $4 --tt-mb $tt --threads $threads --json --quiet"
+}
+
+# published66 capture end: the published value or bound of Kalah(6,6), from the rules text of
+# the seeds (Rawlings 2015), or empty. Not proved here: the (6,6) proof is its own work.
+published66() {
+  if [ "$2" != either ]; then return; fi
+  case "$1" in
+    standard) echo "at least +4 (published by Rawlings 2015; not proved here)" ;;
+    empty) echo "+2 (published by Rawlings 2015; not proved here)" ;;
+  esac
+}
+
 values() {
-  local start=$SECONDS csv=results/values.csv
-  echo "pits,seeds,capture,end,value,status,seconds,nodes,peak_mib" >"$csv"
+  local csv=results/values.csv raw=results/raw/values total_wall=0 reused=0 ran=0 other_limits=""
+  mkdir -p "$raw"
+  echo "pits,seeds,capture,end,value,status,seconds,wall_seconds,nodes,peak_mib,db_check" >"$csv"
   local rows=()
   for capture in standard empty; do
     for end in either mover; do
       for m in 1 2 3 4 5 6; do
         for n in 1 2 3 4 5 6; do
-          local f="$tmp/v-$m-$n-$capture-$end"
-          echo "Kalah($m,$n) capture=$capture end=$end" >&2
-          run "$f" -- $K solve --pits "$m" --seeds "$n" --capture "$capture" --end "$end" --tt-mb "$tt" --json --quiet
-          read -r st wall kib <"$f.time"
-          local mib=$((kib / 1024))
+          if [ "$m$n" = 66 ]; then
+            local pub; pub=$(published66 "$capture" "$end")
+            echo "6,6,$capture,$end,,open${pub:+: $pub},,,,," >>"$csv"
+            rows+=("| Kalah(6,6) | $capture | $end | | open${pub:+: $pub} | | | | | |")
+            continue
+          fi
+          local f="$raw/$m-$n-$capture-$end" args
+          args=$(values_args "$m" "$n" "$capture" "$end")
+          # A stored run is reused (--reuse) only if it ran exactly this command and finished.
+          local stored=0
+          [ -f "$f.time" ] && [ "$(cat "$f.cmd" 2>/dev/null)" = "kalah $args" ] && grep -q '^ok' "$f.time" && stored=1
+          if { [ "$reuse" = 1 ] || [ -n "$boards" ]; } && [ "$stored" = 1 ]; then
+            reused=$((reused + 1))
+          elif [ -n "$boards" ] && ! [[ " $boards " == *" ${m}x$n "* ]]; then
+            echo "$m,$n,$capture,$end,,not run,,,,," >>"$csv"
+            rows+=("| Kalah($m,$n) | $capture | $end | | not run | | | | | |")
+            continue
+          else
+            echo "Kalah($m,$n) capture=$capture end=$end" >&2
+            echo "kalah $args" >"$f.cmd"
+            # shellcheck disable=SC2086
+            run "$f.out" -- nice -n "$nice" $K $args
+            mv "$f.out" "$f.json"; mv "$f.out.time" "$f.time"; mv "$f.out.err" "$f.err"; rm -f "$f.out.t"
+            ran=$((ran + 1))
+          fi
+          local lim
+          read -r st wall kib lim <"$f.time"
+          # A stored run records its own limit (4th field) when it ran under another one.
+          if [ -n "$lim" ] && [ "$lim" != "$max" ]; then
+            other_limits="$other_limits${other_limits:+, }Kalah($m,$n) $capture $end: $lim s"
+          fi
+          local mib=$((kib / 1024)) check=""
+          [ -f "$tmp/db-$m-$n-$capture-$end" ] && check=$(cat "$tmp/db-$m-$n-$capture-$end")
+          total_wall=$(awk -v a="$total_wall" -v b="$wall" 'BEGIN { printf "%.1f", a + b }')
           if [ "$st" = ok ]; then
             local v nodes secs pub status
-            v=$(json_field value <"$f"); nodes=$(json_field nodes <"$f")
+            v=$(json_field value <"$f.json"); nodes=$(json_field nodes <"$f.json")
             # The search's time plus the time before it (the endgame table's build).
-            secs=$(awk -v a="$(json_field seconds <"$f")" -v b="$(json_field setup_seconds <"$f")" 'BEGIN { printf "%.3f", a + b }')
+            secs=$(awk -v a="$(json_field seconds <"$f.json")" -v b="$(json_field setup_seconds <"$f.json")" 'BEGIN { printf "%.2f", a + b }')
             pub=""; [ "$end" = either ] && pub=$(published "$m" "$n" "$capture")
             if [ -z "$pub" ]; then status=new
             elif [ "$pub" = "$v" ]; then status=confirmed
             else status="DISAGREES (published $(signed "$pub"))"; fi
-            echo "$m,$n,$capture,$end,$v,$status,$secs,$nodes,$mib" >>"$csv"
-            rows+=("| Kalah($m,$n) | $capture | $end | $(signed "$v") | $status | $secs | $nodes | $mib |")
+            if [ -n "$check" ] && [ "$check" != "$v" ]; then check="DISAGREES: database $(signed "$check")"
+            elif [ -n "$check" ]; then check="agrees"; fi
+            echo "$m,$n,$capture,$end,$v,$status,$secs,$wall,$nodes,$mib,$check" >>"$csv"
+            rows+=("| Kalah($m,$n) | $capture | $end | $(signed "$v") | $status | $secs | $wall | $nodes | $mib | $check |")
           else
             local why="not solved (limit $max s)"; [ "$st" = failed ] && why="failed: $(tail -1 "$f.err")"
-            echo "$m,$n,$capture,$end,,$why,,," >>"$csv"
-            rows+=("| Kalah($m,$n) | $capture | $end | | $why | | | |")
+            echo "$m,$n,$capture,$end,,$why,,$wall,,$mib,$check" >>"$csv"
+            rows+=("| Kalah($m,$n) | $capture | $end | | $why | | $wall | | $mib | $check |")
           fi
         done
       done
     done
   done
+  python3 scripts/plot-values.py results/values.csv results/values.svg >&2 || echo "plot failed" >&2
   {
     echo "# Values of Kalah(m,n)"
     echo
@@ -101,28 +171,73 @@ values() {
     echo
     echo "Status: **confirmed** equals the published value (\`tools/data/published.txt\`: Irving,"
     echo "Donkers & Uiterwijk 2000 for empty capture; Rawlings 2015 for standard capture, both"
-    echo "with end rule \`either\`); **new** has no published value to compare with; **not solved**"
-    echo "was stopped at the time limit, and its value is not given."
+    echo "with end rule \`either\`); **new** has no published value to compare with (no table of"
+    echo "standard-capture values below Kalah(6,4), and none for the \`mover\` end rule, has been"
+    echo "published); **not solved** was stopped at the time limit, and its value is not given."
+    echo "Kalah(6,6) is **open** here: its rows carry the published figures, labelled as such"
+    echo "(the rules text of the seeds: standard capture at least +4, empty capture +2, Rawlings"
+    echo "2015); no (6,6) figure is proved by this table."
     echo
-    echo "- command: \`scripts/results.sh --max-seconds $max --tt-mb $tt\` (one"
-    echo "  \`kalah solve --pits M --seeds N --capture C --end E --tt-mb $tt --json --quiet\` per case,"
-    echo "  under \`timeout $max\` and \`/usr/bin/time -f '%e %M'\`)"
+    echo "![Value of Kalah(m,n) against n](values.svg)"
+    echo
+    echo "(\`scripts/plot-values.py results/values.csv results/values.svg\`: one panel per capture"
+    echo "and end rule, one line per pit count m; Kalah(6,6) is left out.)"
+    echo
+    echo "- command: \`scripts/results.sh --only values --max-seconds $max --tt-mb $tt --threads $threads${reuse_flag}${boards:+ --boards \"$boards\"}\`:"
+    echo "  one \`kalah $(values_args M N C E)\` per case"
+    echo "  (the exact command of each case in \`results/raw/values/M-N-C-E.cmd\`, its JSON output"
+    echo "  in \`.json\`), under \`timeout $max\` (the per-case limit) and \`/usr/bin/time -f '%e %M'\`,"
+    echo "  at \`nice -n $nice\` (the runs made before the table, Kalah(5,5), (5,6), (6,4) and (6,5):"
+    echo "  \`nice -n 10\`), one case at a time"
+    [ -n "$other_limits" ] && echo "- stored runs made under another per-case limit: $other_limits"
+    [ "$reused" -gt 0 ] && echo "- $reused cases were read from the stored runs in \`results/raw/values/\` (each made by exactly the command in its \`.cmd\`), $ran were run now"
     echo "- commit: $commit"
-    echo "- machine: $machine"
-    echo "- whole table: $((SECONDS - start)) s wall clock; peak memory per case in the last column"
-    echo "- time (s) is the solve's own time, the endgame table's build included; peak memory (MiB) is the process's maximum resident set"
-    echo "  size (the transposition table is touched only where used). Same data: \`results/values.csv\`"
+    echo "- machine: ${machine%%;*}, shared with other jobs (so times are upper bounds)"
+    echo "- time (s): the solve's own time, the endgame table's build included; wall (s): the whole"
+    echo "  process (GNU time), $total_wall s over all cases; peak memory (MiB): the process's"
+    echo "  maximum resident set size. Same data: \`results/values.csv\`"
+    echo "- database check: where every level up to the board's 2mn seeds fits in a few seconds'"
+    echo "  build (m = 1, 2, 3: all boards; m = 4: n <= 3; m = 5: n <= 2; m = 6: n = 1), the start"
+    echo "  position's value was read from a database (\`kalah db build --pits M --max-seeds 2mn"
+    echo "  --capture C --end E\`, then \`kalah db probe --position <start>\`): retrograde analysis of"
+    echo "  every level up to the start position's, where the search reaches the value by MTD(f)"
+    echo "  from the start (its in-memory endgame table, built by the same retrograde code, covers"
+    echo "  only the levels up to half the seeds less 6). \"agrees\": the two values are equal. Both end rules were solved (and database-checked) separately. Their"
+    echo "  start values need not agree: play reaches positions where only the player not to move"
+    echo "  has an empty row, which end the game under \`either\` and not under \`mover\` (they agree"
+    echo "  in $(awk -F, 'NR > 1 && $5 != "" { v[$1","$2","$3","$4] = $5 } END { for (k in v) { split(k, a, ","); if (a[4] == "either") { o = a[1]","a[2]","a[3]",mover"; if (o in v) { t++; if (v[o] == v[k]) s++ } } } print s + 0 " of " t + 0 }' "$csv") board and capture pairs)."
     echo
-    echo "| board | capture | end | value | status | time (s) | nodes | peak memory (MiB) |"
-    echo "|---|---|---|---:|---|---:|---:|---:|"
+    echo "| board | capture | end | value | status | time (s) | wall (s) | nodes | peak memory (MiB) | database check |"
+    echo "|---|---|---|---:|---|---:|---:|---:|---:|---|"
     printf '%s\n' "${rows[@]}"
   } >results/values.md
+}
+
+# Database cross-check of the start position: writes $tmp/db-M-N-C-E holding the value.
+dbcheck() {
+  local limits="1:12 2:24 3:36 4:24 5:20 6:12"
+  for capture in standard empty; do
+    for end in either mover; do
+      for ml in $limits; do
+        local m=${ml%:*} k=${ml#*:} d="$tmp/db/m$ml-$capture-$end"
+        echo "database m=$m k<=$k capture=$capture end=$end" >&2
+        nice -n "$nice" $K db build --pits "$m" --max-seeds "$k" --capture "$capture" --end "$end" --out "$d" --no-timings >/dev/null
+        for n in 1 2 3 4 5 6; do
+          [ $((2 * m * n)) -le "$k" ] || continue
+          local row; row=$(printf "$n,%.0s" $(seq "$m") | sed 's/,$//')
+          $K db probe --db "$d" --pits "$m" --position "$row/0/$row/0/A" --capture "$capture" --end "$end" |
+            awk '/^value:/ { v = $2; sub(/^\+/, "", v); print v }' >"$tmp/db-$m-$n-$capture-$end"
+        done
+        rm -rf "$d"
+      done
+    done
+  done
 }
 
 strategy() {
   local start=$SECONDS
   {
-    echo "# First moves, first turns and the pie rule of Kalah(6,4) and Kalah(6,5)"
+    echo "# First moves, first turns and the pie rule of Kalah(6,3), Kalah(6,4) and Kalah(6,5)"
     echo
     echo "Every value is a final margin, South (the opener) minus North, with perfect play"
     echo "after the move or turn shown. A whole first turn includes the free moves (a last seed"
@@ -146,13 +261,13 @@ strategy() {
     echo "- machine: ${machine%%;*}"
     echo
   } >"$tmp/strategy.md"
-  # STRATEGY_GAMES (e.g. "4x3") replaces the two games, to try the script quickly.
+  # STRATEGY_GAMES (e.g. "4x3") replaces the three games, to try the script quickly.
   # STRATEGY_DB=DIR: probe the databases DIR/<capture> (from `kalah db build`) where present.
   # STRATEGY_PIE=0: first moves only (the pie rule needs a solve per whole first turn).
   # STRATEGY_THREADS=N: search threads (default: all cores).
   # STRATEGY_OUT=FILE: write FILE instead of results/strategy.md.
   # STRATEGY_CAPTURES (e.g. "empty") replaces the two capture rules.
-  for game in ${STRATEGY_GAMES:-6x4 6x5}; do
+  for game in ${STRATEGY_GAMES:-6x3 6x4 6x5}; do
     local p=${game%x*} n=${game#*x}
     for capture in ${STRATEGY_CAPTURES:-standard empty}; do
       local f="$tmp/m-$n-$capture" g="$tmp/p-$n-$capture" db=()
@@ -210,10 +325,15 @@ strategy() {
   cp "$tmp/strategy.md" "${STRATEGY_OUT:-results/strategy.md}"
 }
 
-case "$only" in
-  values) values ;;
-  strategy) strategy ;;
-  bench) scripts/bench.sh >results/bench.md ;;
-  all) values; strategy; scripts/bench.sh >results/bench.md ;;
-  *) echo "--only: values, strategy or bench" >&2; exit 2 ;;
-esac
+# One compound command, read whole before it runs, then exit: editing this file while it
+# runs cannot change what it does.
+{
+  case "$only" in
+    values) dbcheck; values ;;
+    strategy) strategy ;;
+    bench) scripts/bench.sh >results/bench.md ;;
+    all) dbcheck; values; strategy; scripts/bench.sh >results/bench.md ;;
+    *) echo "--only: values, strategy or bench" >&2; exit 2 ;;
+  esac
+  exit
+}

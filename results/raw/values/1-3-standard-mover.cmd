@@ -1,0 +1,1 @@
+kalah solve --pits 1 --seeds 3 --capture standard --end mover --tt-mb 2048 --threads 2 --json --quiet

@@ -1,0 +1,1 @@
+kalah solve --pits 1 --seeds 6 --capture empty --end either --tt-mb 2048 --threads 2 --json --quiet

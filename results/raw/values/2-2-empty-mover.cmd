@@ -1,0 +1,1 @@
+kalah solve --pits 2 --seeds 2 --capture empty --end mover --tt-mb 2048 --threads 2 --json --quiet

@@ -1,0 +1,1 @@
+kalah solve --pits 5 --seeds 1 --capture standard --end either --tt-mb 2048 --threads 2 --json --quiet

@@ -1,0 +1,1 @@
+kalah solve --pits 6 --seeds 5 --capture empty --end either --tt-mb 2048 --threads 2 --json --quiet

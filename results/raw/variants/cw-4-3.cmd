@@ -1,0 +1,1 @@
+kalah solve --pits 4 --seeds 3 --direction cw --tt-mb 1024 --threads 1 --json --quiet

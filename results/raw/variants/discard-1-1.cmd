@@ -1,0 +1,1 @@
+kalah solve --pits 1 --seeds 1 --remaining discard --tt-mb 1024 --threads 1 --json --quiet

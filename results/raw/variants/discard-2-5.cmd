@@ -1,0 +1,1 @@
+kalah solve --pits 2 --seeds 5 --remaining discard --tt-mb 1024 --threads 1 --json --quiet

@@ -1,0 +1,1 @@
+kalah solve --pits 2 --seeds 6 --opp-store sow --tt-mb 1024 --threads 1 --json --quiet

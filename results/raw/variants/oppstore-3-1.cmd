@@ -1,0 +1,1 @@
+kalah solve --pits 3 --seeds 1 --opp-store sow --tt-mb 1024 --threads 1 --json --quiet
