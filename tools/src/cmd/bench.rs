@@ -216,7 +216,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         let (game, pos) = position(b)?;
         let mut solver = Solver::new(&game, a.tt_mb)?;
         let start = Instant::now();
-        let solution = analysis::solve(&mut solver, &pos, a.max_depth, |_| {});
+        let solution = analysis::solve(&mut solver, &pos, a.max_depth, |_| {})?;
         let seconds = start.elapsed().as_secs_f64();
         let nps = solver.nodes as f64 / seconds.max(1e-9);
         nodes_total += solver.nodes;

@@ -295,6 +295,8 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         })?;
         let built = t0.elapsed().as_secs_f64();
         bar.finish_and_clear();
+        // A lower value found out of range: the level built on it is not written.
+        lower.check()?;
         let written = match a.shard {
             Some(s) => write_shard(&a.out, &key, k, s, &values)?,
             None => db_format::write_level(&a.out, &key, k, &values)?,
@@ -467,14 +469,13 @@ fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
     }
     let board = pos.board();
     let seeds = board.seeds();
-    let value = db
-        .value(&board)
-        .filter(|_| seeds <= db.max_seeds())
-        .ok_or_else(|| DbCmdError::NotCovered {
-            seeds,
-            max: db.max_seeds(),
-            dir: a.db.display().to_string(),
-        })?;
+    let value = db.value(&board).filter(|_| seeds <= db.max_seeds());
+    db.check().map_err(DbCmdError::from)?;
+    let value = value.ok_or_else(|| DbCmdError::NotCovered {
+        seeds,
+        max: db.max_seeds(),
+        dir: a.db.display().to_string(),
+    })?;
     let side = pos.to_move;
     let margin = solver::score::margin(&pos, value);
     let mut out = std::io::stdout().lock();

@@ -342,6 +342,37 @@ fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: 
     ));
 }
 
+/// What a solve on `db` (opened from `dir`) returned, checked: `Err` if a value read from
+/// the database was out of range (naming the file and the entry), or if the values read
+/// contradicted each other (naming the damaged file, found by checking every level's
+/// checksum). Nothing read through a database is printed before this check.
+pub fn checked<T>(
+    found: Result<T, solver::SolveError>,
+    db: Option<(&Database, &std::path::Path)>,
+    pos: &Position,
+) -> Result<T, CliError> {
+    if let Some((db, _)) = db {
+        db.check().map_err(crate::cmd::db::DbCmdError::from)?;
+    }
+    match (found, db) {
+        (Err(e @ solver::SolveError::Contradiction { .. }), Some((db, dir))) => {
+            let finding = match db.find_damage() {
+                Err(damage) => format!("the damage: {damage}"),
+                Ok(()) => "every level file's checksum and value range hold, so the \
+                           files were built wrong: rebuild the database"
+                    .to_string(),
+            };
+            Err(CliError::Contradiction {
+                dir: dir.to_path_buf(),
+                position: pos.to_string(),
+                source: e,
+                finding,
+            })
+        }
+        (found, _) => Ok(found?),
+    }
+}
+
 /// `kalah solve`.
 pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let a = &args.common;
@@ -354,12 +385,14 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let guess = args.guess.map(|m| solver::score::gain(&pos, m));
     let mut engine = engine(&back, &a.search, table, guess)?;
     let start = Instant::now();
-    let solution: Solution = match &mut engine {
+    let found = match &mut engine {
         Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
             report_iteration(&progress, &pos, it, start)
         }),
         Engine::Cyclic(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
     };
+    let db = back.db.as_ref().zip(a.search.db.as_deref());
+    let solution: Solution = checked(found, db, &pos)?;
     let pie = if rules.pie {
         progress.message("pie rule: solving every whole first turn");
         let mut done = 0;
@@ -375,6 +408,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     } else {
         None
     };
+    checked(Ok(()), db, &pos)?;
     let seconds = start.elapsed().as_secs_f64();
     progress.finish();
     let (nodes, probes, reads, tt) = match &engine {
@@ -538,6 +572,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
         ));
     });
     progress.finish();
+    checked(Ok(()), back.db.as_ref().zip(a.search.db.as_deref()), &pos)?;
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
         for m in &margins {

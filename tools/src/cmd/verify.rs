@@ -240,6 +240,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
             bar.set_message(format!("{}: {depth} done", case.id()));
         }
     });
+    let solution = crate::cmd::solve::checked(solution, db.as_ref().zip(a.db.as_deref()), &pos)?;
     Ok(Outcome {
         value: solution.margin,
         nodes: solver.nodes,
