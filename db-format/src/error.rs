@@ -23,6 +23,17 @@ pub enum DbError {
         source: std::io::Error,
     },
 
+    /// Something other than a regular file (a directory, a named pipe, a device) where a
+    /// database file was expected: refused before it is opened, since reading a pipe or
+    /// a device can block for ever.
+    #[error("{}: not a regular file ({kind}); a database file was expected", .path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+
     /// The first 8 bytes are not `KALAHDB\0`: not a database at all.
     #[error("{}: not a Kalah database (bad magic bytes)", .path.display())]
     BadMagic {

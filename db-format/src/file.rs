@@ -139,6 +139,46 @@ fn sync_parent_dir(path: &Path) -> Result<(), DbError> {
     Ok(())
 }
 
+/// Opens `path` for reading if it is a regular file (symbolic links followed), and
+/// refuses anything else ([`DbError::NotAFile`]) before opening it: opening a named pipe
+/// blocks until a writer comes, and a device may never end.
+pub fn open_regular(path: &Path) -> Result<File, DbError> {
+    let io = |source| DbError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let kind = fs::metadata(path).map_err(io)?.file_type();
+    if !kind.is_file() {
+        return Err(DbError::NotAFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&kind),
+        });
+    }
+    File::open(path).map_err(io)
+}
+
+/// A name for a kind of file that is not a regular one.
+fn file_kind(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
 /// One level file, validated and memory-mapped read-only.
 ///
 /// Invariant: the header decoded, and the mapping is exactly
@@ -198,7 +238,7 @@ impl LevelFile {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io)?;
+        let file = open_regular(path)?;
         let mut head = Vec::with_capacity(HEADER_LEN);
         (&file)
             .take(HEADER_LEN as u64)

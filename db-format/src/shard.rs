@@ -255,8 +255,8 @@ struct Shard {
 /// checksum.
 fn read_shard(path: &Path) -> Result<Shard, DbError> {
     let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
+    crate::file::open_regular(path)?
+        .read_to_end(&mut bytes)
         .map_err(|source| DbError::Io {
             path: path.to_path_buf(),
             source,

@@ -130,3 +130,40 @@ fn an_out_of_range_entry_is_never_printed() {
         .success();
     assert!(text(&out.get_output().stdout).contains("value:"));
 }
+
+#[test]
+fn named_pipes_are_refused_not_read() {
+    let dir = copy();
+    let path = level(dir.path(), 12);
+    fs::remove_file(&path).unwrap();
+    let fifo = |p: &Path| {
+        let ok = std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    fifo(&path);
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let shards = tempfile::tempdir().unwrap();
+    let shard = shards.path().join(format!("{name}.shard-0-of-2"));
+    fifo(&shard);
+    let d = dir.path().to_str().unwrap();
+    let p = path.to_str().unwrap();
+    let s = shards.path().to_str().unwrap();
+    for args in [
+        vec!["db", "verify", d],
+        vec!["db", "info", p],
+        vec!["db", "probe", "--db", d, "--position", POS12],
+        vec!["solve", "--quiet", "--db", d, "--position", POS12],
+        vec!["db", "merge", "--dir", s],
+    ] {
+        let out = kalah()
+            .args(&args)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .failure();
+        let err = text(&out.get_output().stderr) + &text(&out.get_output().stdout);
+        assert!(err.contains("named pipe"), "{args:?}: {err}");
+    }
+}
