@@ -167,3 +167,109 @@ fn named_pipes_are_refused_not_read() {
         assert!(err.contains("named pipe"), "{args:?}: {err}");
     }
 }
+
+/// `kalah db verify DIR`: its exit status and output.
+fn verify(dir: &Path) -> (Option<i32>, String) {
+    let out = kalah()
+        .args(["db", "verify", "--full-up-to", "100000", "--sample", "2000"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    (out.status.code(), text(&out.stdout) + &text(&out.stderr))
+}
+
+#[test]
+fn db_verify_passes_only_a_whole_sound_database_and_blames_only_the_damaged_level() {
+    let (code, out) = verify(pristine());
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("levels 0..=12 re-derived and sound"), "{out}");
+
+    // One damaged byte in level 6: level 6 is damaged, 7..=12 unverified, none wrong.
+    let dir = copy();
+    let mut bytes = fs::read(level(dir.path(), 6)).unwrap();
+    bytes[HEADER_LEN + 10] ^= 1;
+    fs::write(level(dir.path(), 6), &bytes).unwrap();
+    let (code, out) = verify(dir.path());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(!out.contains("WRONG"), "{out}");
+    assert!(out.contains("DAMAGED") && out.contains("k006.kdb"), "{out}");
+    for k in 7..=12 {
+        assert!(out.contains(&format!("UNVERIFIED level {k:3}")), "{out}");
+    }
+    assert!(out.contains("levels 0..=5 re-derived and sound"), "{out}");
+
+    // Directories that solve refuses or only partly uses: all refused, saying why.
+    let other = tempfile::tempdir().unwrap();
+    kalah()
+        .args([
+            "db",
+            "build",
+            "--pits",
+            "6",
+            "--max-seeds",
+            "3",
+            "--capture",
+            "none",
+        ])
+        .arg("--out")
+        .arg(other.path())
+        .assert()
+        .success();
+    let none3 = other
+        .path()
+        .join(file_name(&RulesKey::standard(6), 3).replace("-standard-", "-none-"));
+    type Damage = Box<dyn Fn(&Path)>;
+    let cases: Vec<(&str, Damage, &str)> = vec![
+        (
+            "level 0 deleted",
+            Box::new(|d| fs::remove_file(level(d, 0)).unwrap()),
+            "MISSING  level   0",
+        ),
+        (
+            "a middle level deleted",
+            Box::new(|d| fs::remove_file(level(d, 5)).unwrap()),
+            "MISSING  level   5",
+        ),
+        (
+            "level 12 copied to 13",
+            Box::new(|d| {
+                fs::copy(level(d, 12), level(d, 13)).unwrap();
+            }),
+            "MISNAMED",
+        ),
+        (
+            "levels 3 and 4 swapped",
+            Box::new(|d| {
+                let t = d.join("t");
+                fs::rename(level(d, 3), &t).unwrap();
+                fs::rename(level(d, 4), level(d, 3)).unwrap();
+                fs::rename(&t, level(d, 4)).unwrap();
+            }),
+            "MISNAMED",
+        ),
+        (
+            "a level of other rules under this name",
+            Box::new(move |d| {
+                fs::copy(&none3, level(d, 3)).unwrap();
+            }),
+            "capture=none",
+        ),
+        (
+            "no levels at all",
+            Box::new(|d| {
+                for k in 0..=12 {
+                    fs::remove_file(level(d, k)).unwrap();
+                }
+            }),
+            "holds no level files",
+        ),
+    ];
+    for (what, damage, says) in cases {
+        let dir = copy();
+        damage(dir.path());
+        let (code, out) = verify(dir.path());
+        assert_eq!(code, Some(1), "{what}: {out}");
+        assert!(out.contains(says), "{what}: {out}");
+        assert!(!out.contains("WRONG"), "{what}: {out}");
+    }
+}

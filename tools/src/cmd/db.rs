@@ -4,6 +4,7 @@
 //! [`solver::dbfile`], the level files are the `db-format` crate; this module adds the
 //! command line, progress bars, the memory check and the verifier's sampling.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -93,8 +94,9 @@ pub struct VerifyArgs {
     /// Levels with at most this many positions are re-derived entry by entry
     #[arg(long, value_name = "N", default_value_t = 5_000_000)]
     pub full_up_to: u64,
-    /// Entries re-derived at random in each larger level
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    /// Entries re-derived at random in each larger level (at least 1)
+    #[arg(long, value_name = "N", default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub sample: u64,
 }
 
@@ -140,6 +142,9 @@ pub enum DbCmdError {
         /// What verification found.
         source: DbError,
     },
+    /// `verify` found no level file at all.
+    #[error("{0} holds no level files (*.kdb): nothing to verify")]
+    NoLevels(String),
     /// `verify` found problems; they were printed above.
     #[error("{0} problem(s) found in {1}")]
     VerifyFailed(usize, String),
@@ -368,6 +373,19 @@ fn run_info(a: &InfoArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
+/// `<slug>-kNNN.kdb` split into the rules slug and the level.
+fn parse_level_name(name: &str) -> Option<(&str, u32)> {
+    let (slug, k) = name.strip_suffix(".kdb")?.rsplit_once("-k")?;
+    (k.len() == 3 && k.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| k.parse().ok().map(|k| (slug, k)))
+        .flatten()
+}
+
+/// `kalah db verify`: exit 0 only when every level file in the directory is sound (header,
+/// name, checksum, value range), the levels are contiguous from 0 and of one rule set, and
+/// every level re-derives from the ones below it. A level above a damaged, missing or
+/// wrong one is reported as unverified (its values were derived from bad ones), not as
+/// wrong, and the summary says which levels were checked and which not, and why.
 fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
     let mut out = std::io::stdout().lock();
     let mut problems = 0usize;
@@ -380,72 +398,151 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
         .filter(|p| p.extension().is_some_and(|x| x == "kdb"))
         .collect();
     files.sort();
-    // Pass 1: headers and checksums.
-    let mut rule_sets = Vec::new();
+    // Pass 1: names, headers and checksums. `sets[slug][k]`: the rules of a sound level k,
+    // `None` for a damaged or misnamed one.
+    let mut sets: BTreeMap<String, BTreeMap<u32, Option<db_format::RulesKey>>> = BTreeMap::new();
     for p in &files {
-        match LevelFile::open_any(p).and_then(|f| f.verify().map(|()| f)) {
-            Ok(f) => {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some((slug, k)) = parse_level_name(&name) else {
+            problems += 1;
+            let _ = writeln!(
+                out,
+                "UNKNOWN  {}: not named as a level (<rules>-kNNN.kdb)",
+                p.display()
+            );
+            continue;
+        };
+        let found = match LevelFile::open_any(p).and_then(|f| f.verify().map(|()| f)) {
+            Ok(f) if file_name(&f.rules(), f.seeds()) == name => {
                 let _ = writeln!(out, "ok       {}", p.display());
-                if !rule_sets.contains(&f.rules()) {
-                    rule_sets.push(f.rules());
-                }
+                Some(f.rules())
+            }
+            Ok(f) => {
+                problems += 1;
+                let _ = writeln!(
+                    out,
+                    "MISNAMED {}: holds level {} of [{}], whose name is {}",
+                    p.display(),
+                    f.seeds(),
+                    f.rules(),
+                    file_name(&f.rules(), f.seeds())
+                );
+                None
             }
             Err(e) => {
                 problems += 1;
                 let _ = writeln!(out, "DAMAGED  {e}");
+                None
             }
-        }
+        };
+        sets.entry(slug.to_string()).or_default().insert(k, found);
     }
-    // Pass 2: re-derive entries from their successors' stored values.
-    for key in rule_sets {
-        let rules = match rules_from_key(&key) {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(out, "skip re-derivation of [{key}]: {e}");
-                continue;
-            }
-        };
-        let db = match Database::open(&a.dir, &rules) {
-            Ok(db) => db,
-            Err(e) => {
-                let _ = writeln!(out, "skip re-derivation of [{key}]: {e}");
-                continue;
-            }
-        };
-        let game = Game::new(rules);
-        for k in 0..db.levels() {
-            let count = level_size(key.cells(), k);
-            let LevelCheck { checked, wrong } =
-                rederive_level(&game, &db, k, a.full_up_to, a.sample);
-            let what = if checked == count {
-                "all".to_string()
-            } else {
-                "sample of".to_string()
-            };
-            match wrong {
+    if sets.is_empty() {
+        return Err(DbCmdError::NoLevels(a.dir.display().to_string()));
+    }
+    if sets.len() > 1 {
+        problems += 1;
+        let names: Vec<&str> = sets.keys().map(String::as_str).collect();
+        let _ = writeln!(
+            out,
+            "MIXED    {} holds levels of {} rule sets or pit counts ({}); a database is one",
+            a.dir.display(),
+            sets.len(),
+            names.join(", ")
+        );
+    }
+    // Pass 2: re-derive the sound levels from 0 up to the first missing, damaged or wrong
+    // one; the levels above it were derived from it and are not re-derived.
+    for (slug, levels) in &sets {
+        let top = levels.keys().last().copied().unwrap_or(0);
+        let mut first_bad: Option<(u32, &str)> = None;
+        for k in 0..=top {
+            match levels.get(&k) {
                 None => {
-                    let _ = writeln!(
-                        out,
-                        "ok       level {k:3} of [{key}]: {what} {checked} entries re-derived"
-                    );
-                }
-                Some(Mismatch {
-                    rank,
-                    stored,
-                    derived,
-                }) => {
-                    let derived = derived
-                        .map_or("nothing (a successor is missing)".to_string(), |v| {
-                            v.to_string()
-                        });
                     problems += 1;
-                    let _ = writeln!(
-                        out,
-                        "WRONG    level {k:3} of [{key}]: entry {rank} holds {stored} but its successors give {derived}"
-                    );
+                    let _ = writeln!(out, "MISSING  level {k:3} of {slug}");
+                    first_bad.get_or_insert((k, "missing"));
+                }
+                Some(None) => {
+                    first_bad.get_or_insert((k, "damaged"));
+                }
+                Some(Some(_)) => {}
+            }
+        }
+        let below = first_bad.map_or(top + 1, |(k, _)| k);
+        let key = levels.values().flatten().next().copied();
+        let mut rederived = 0;
+        if let (true, Some(key)) = (below > 0, key) {
+            match rules_from_key(&key)
+                .map_err(|e| e.to_string())
+                .and_then(|r| {
+                    Database::open_up_to(&a.dir, &r, below - 1)
+                        .map(|db| (r, db))
+                        .map_err(|e| e.to_string())
+                }) {
+                Err(e) => {
+                    problems += 1;
+                    let _ = writeln!(out, "skip re-derivation of [{key}]: {e}");
+                    first_bad = Some((0, "unreadable"));
+                }
+                Ok((rules, db)) => {
+                    let game = Game::new(rules);
+                    for k in 0..db.levels() {
+                        let count = level_size(key.cells(), k);
+                        let LevelCheck { checked, wrong } =
+                            rederive_level(&game, &db, k, a.full_up_to, a.sample);
+                        let what = if checked == count { "all" } else { "sample of" };
+                        match wrong {
+                            None => {
+                                rederived = k + 1;
+                                let _ = writeln!(
+                                    out,
+                                    "ok       level {k:3} of [{key}]: {what} {checked} entries re-derived"
+                                );
+                            }
+                            Some(Mismatch {
+                                rank,
+                                stored,
+                                derived,
+                            }) => {
+                                let derived = derived
+                                    .map_or("nothing (a successor is missing)".to_string(), |v| {
+                                        v.to_string()
+                                    });
+                                problems += 1;
+                                let _ = writeln!(
+                                    out,
+                                    "WRONG    level {k:3} of [{key}]: entry {rank} holds {stored} but its successors give {derived}"
+                                );
+                                first_bad = Some((k, "wrong"));
+                                break;
+                            }
+                        }
+                    }
                 }
             }
         }
+        if let Some((j, why)) = first_bad {
+            for (&k, _) in levels.range(j + 1..).filter(|(_, f)| f.is_some()) {
+                let _ = writeln!(
+                    out,
+                    "UNVERIFIED level {k:3} of {slug}: its checksum holds, but it was derived \
+                     from level {j}, which is {why}; rebuild the levels from {j} up"
+                );
+            }
+        }
+        let checked = match rederived {
+            0 => "no level re-derived".to_string(),
+            n => format!("levels 0..={} re-derived and sound", n - 1),
+        };
+        let rest = match first_bad {
+            Some((j, why)) => format!("; levels {j}..={top} not (level {j} is {why})"),
+            None => String::new(),
+        };
+        let _ = writeln!(out, "summary  {slug}: {checked}{rest}");
     }
     if problems > 0 {
         return Err(DbCmdError::VerifyFailed(
