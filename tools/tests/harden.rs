@@ -273,3 +273,44 @@ fn db_verify_passes_only_a_whole_sound_database_and_blames_only_the_damaged_leve
         assert!(!out.contains("WRONG"), "{what}: {out}");
     }
 }
+
+#[test]
+fn a_second_build_into_one_directory_is_refused_and_a_dead_lock_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join(".lock");
+    let build = || {
+        kalah()
+            .args([
+                "db",
+                "build",
+                "--pits",
+                "3",
+                "--max-seeds",
+                "4",
+                "--no-timings",
+            ])
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    // A build that runs: this test's own process holds the lock.
+    fs::write(&lock, std::process::id().to_string()).unwrap();
+    let out = build();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("another build holds"), "{err}");
+    assert!(!dir
+        .path()
+        .join(file_name(&RulesKey::standard(3), 0))
+        .exists());
+    // A killed build's lock (no such process): taken over, and removed at the end.
+    fs::write(&lock, "4194999").unwrap();
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir
+        .path()
+        .join(file_name(&RulesKey::standard(3), 4))
+        .exists());
+    assert!(!lock.exists());
+}

@@ -142,6 +142,17 @@ pub enum DbCmdError {
         /// What verification found.
         source: DbError,
     },
+    /// Another `kalah db build` writes into the directory.
+    #[error(
+        "another build holds {dir} (process {holder}, in {dir}/.lock); wait for it, or \
+         delete the lock if no build runs"
+    )]
+    Locked {
+        /// The directory.
+        dir: String,
+        /// The process id in the lock file.
+        holder: String,
+    },
     /// `verify` found no level file at all.
     #[error("{0} holds no level files (*.kdb): nothing to verify")]
     NoLevels(String),
@@ -219,6 +230,7 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         path: a.out.clone(),
         source,
     })?;
+    let _lock = BuildLock::take(&a.out)?;
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = a.threads {
         pool = pool.num_threads(n);
@@ -322,6 +334,60 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         }
     }
     Ok(())
+}
+
+/// A build's hold on its output directory: the file `DIR/.lock`, created only if absent,
+/// holding the builder's process id, removed when the build ends. Two builds into one
+/// directory would write the same temporary files; the second is refused instead. A lock
+/// whose process no longer runs (a build that was killed) is taken over.
+struct BuildLock {
+    path: PathBuf,
+}
+
+impl BuildLock {
+    fn take(dir: &Path) -> Result<BuildLock, DbCmdError> {
+        let path = dir.join(".lock");
+        let io = |source| DbError::Io {
+            path: path.clone(),
+            source,
+        };
+        for _ in 0..2 {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    write!(f, "{}", std::process::id()).map_err(io)?;
+                    return Ok(BuildLock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                    let pid = holder.trim().parse::<u32>().ok();
+                    let gone = pid.is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists());
+                    if !gone || !Path::new("/proc/self").exists() {
+                        return Err(DbCmdError::Locked {
+                            dir: dir.display().to_string(),
+                            holder: holder.trim().to_string(),
+                        });
+                    }
+                    // Its builder was killed: take the lock over.
+                    let _ = std::fs::remove_file(&path);
+                }
+                Err(e) => return Err(io(e).into()),
+            }
+        }
+        Err(DbCmdError::Locked {
+            dir: dir.display().to_string(),
+            holder: String::new(),
+        })
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// A progress bar of `len` positions for level `k` (hidden when stderr is not a terminal).
