@@ -314,3 +314,68 @@ fn a_second_build_into_one_directory_is_refused_and_a_dead_lock_taken_over() {
         .exists());
     assert!(!lock.exists());
 }
+
+/// Runs `kalah args`, expecting it to be refused with exit status 2 and `says` in stderr.
+fn refused(args: &[&str], says: &str) {
+    let out = kalah().args(args).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(says), "{args:?}: {err}");
+}
+
+#[test]
+fn thread_counts_are_capped_and_zero_refused_everywhere() {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let over = (4 * cores + 1).to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    for cmd in [
+        vec!["solve", "--pits", "3", "--seeds", "2"],
+        vec!["verify", "--quick"],
+        vec![
+            "db",
+            "build",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "2",
+            "--out",
+            out,
+        ],
+    ] {
+        refused(&[&cmd[..], &["--threads", "0"]].concat(), "0 threads");
+        refused(&[&cmd[..], &["--threads", &over]].concat(), "per core");
+    }
+    assert!(!tmp.path().join(".lock").exists());
+    // The cap itself is accepted and solves.
+    let max = (4 * cores).to_string();
+    kalah()
+        .args([
+            "solve",
+            "--quiet",
+            "--pits",
+            "3",
+            "--seeds",
+            "2",
+            "--threads",
+            &max,
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_table_beyond_the_memory_available_or_of_zero_mib_is_refused() {
+    for cmd in [
+        vec!["solve", "--pits", "6", "--seeds", "4"],
+        vec!["verify", "--cases", "6x4-standard"],
+    ] {
+        refused(&[&cmd[..], &["--tt-mb", "0"]].concat(), "0 MiB");
+        if Path::new("/proc/meminfo").exists() {
+            refused(
+                &[&cmd[..], &["--tt-mb", "18446744073709551615"]].concat(),
+                "of memory available",
+            );
+        }
+    }
+}

@@ -130,7 +130,8 @@ pub const POSITIONS: &[BenchPosition] = &[
 pub struct BenchArgs {
     /// Transposition table size in MiB (a fresh table for each position). Node counts
     /// are comparable only at the same size
-    #[arg(long, value_name = "MB", default_value_t = 256)]
+    #[arg(long, value_name = "MB", default_value_t = 256,
+          value_parser = crate::cmd::solve::parse_tt_mb)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]

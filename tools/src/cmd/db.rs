@@ -54,8 +54,8 @@ pub struct BuildArgs {
     /// Directory of the database (created if missing)
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N")]
+    /// Worker threads [default: all cores], from 1 to 4 per core as for `kalah solve`
+    #[arg(long, value_name = "N", value_parser = crate::cmd::solve::parse_threads)]
     pub threads: Option<usize>,
     /// Build only slice I of N (0 <= I < N) of level K into a shard file; levels below K
     /// must be in DIR. Join the shards with `kalah db merge`
@@ -209,7 +209,7 @@ pub fn run(args: &DbArgs) -> Result<(), CliError> {
 }
 
 /// Bytes of memory available to a new process, from `/proc/meminfo` (`None` elsewhere).
-fn mem_available() -> Option<u64> {
+pub(crate) fn mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

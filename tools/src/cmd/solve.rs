@@ -11,7 +11,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::analysis::{self, MoveMargin, Solution};
 use solver::dbfile::Database;
-pub use solver::engine::transposition_table;
 use solver::engine::{Engine, Method, Settings, Sources};
 use solver::pie::{self, PieAnalysis};
 use solver::search::tt::{Table, EXACT};
@@ -36,8 +35,9 @@ const CYCLIC_PV_LIMIT: usize = 200;
 /// Options shared by the commands that search.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
-    /// Transposition table size in MiB
-    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB)]
+    /// Transposition table size in MiB, from 1 (no more than the memory available)
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
+          value_parser = parse_tt_mb)]
     pub tt_mb: usize,
     /// Search threads, all cores by default: the search splits its larger nodes' moves
     /// between them, all sharing one table (for the pie rule's and each move's search too)
@@ -65,14 +65,66 @@ pub fn all_cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// A `--threads` value: a whole number from 1.
+/// `--threads` may ask for at most this many threads per core: more only add switching
+/// (a search on 100000 threads took minutes instead of half a second).
+pub const THREADS_PER_CORE: usize = 4;
+
+/// A `--threads` value, the same for every command: a whole number from 1 to
+/// [`THREADS_PER_CORE`] times the machine's cores.
 pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let max = THREADS_PER_CORE * all_cores();
     match s.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "'{s}' is not a thread count (a whole number from 1)"
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(0) => Err(format!(
+            "'0' is not a thread count: 0 threads cannot run anything (give a whole number \
+             from 1 to {max})"
+        )),
+        Ok(n) => Err(format!(
+            "{n} threads is more than {THREADS_PER_CORE} per core of this machine's {} \
+             (at most {max}): more threads than that only slow the work down",
+            all_cores()
+        )),
+        Err(_) => Err(format!(
+            "'{s}' is not a thread count (a whole number from 1 to {max})"
         )),
     }
+}
+
+/// A `--tt-mb` value: a whole number of MiB from 1 (a table of 0 MiB cannot hold the
+/// search; the memory it may take is checked when it is allocated).
+pub fn parse_tt_mb(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => {
+            Err("a transposition table of 0 MiB cannot hold a search: give at least 1".to_string())
+        }
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "'{s}' is not a size in MiB (a whole number from 1)"
+        )),
+    }
+}
+
+/// The transposition table of [`solver::engine::transposition_table`], refused with the
+/// figures when it is larger than the memory available (MemAvailable in /proc/meminfo),
+/// before any of it is allocated: the search touches all of it.
+pub fn transposition_table(
+    rules: &Rules,
+    seeds: u32,
+    max_mb: usize,
+) -> Result<Option<solver::search::tt::Table>, CliError> {
+    if Method::for_rules(rules) != Method::Cyclic {
+        let mb = solver::search::tt::sized_for(rules.pits(), seeds, max_mb) as u64;
+        if let Some(avail) = crate::cmd::db::mem_available() {
+            if mb << 20 > avail {
+                return Err(CliError::BadOption(format!(
+                    "--tt-mb {max_mb}: a transposition table of {mb} MiB is more than the \
+                     {} MiB of memory available (MemAvailable in /proc/meminfo)",
+                    avail >> 20
+                )));
+            }
+        }
+    }
+    Ok(solver::engine::transposition_table(rules, seeds, max_mb)?)
 }
 
 /// The `--endgame` choice.
@@ -281,6 +333,20 @@ pub fn endgame_table(
     let Some(k) = level else {
         return Ok(None);
     };
+    if let (Some(boards), Some(avail)) = (
+        Endgame::boards(game.pits(), k),
+        crate::cmd::db::mem_available(),
+    ) {
+        if boards > avail {
+            return Err(CliError::BadOption(format!(
+                "the endgame table of boards with up to {k} seeds needs {} MiB but only {} MiB \
+                 of memory are available (MemAvailable in /proc/meminfo); choose a smaller \
+                 --endgame",
+                boards >> 20,
+                avail >> 20
+            )));
+        }
+    }
     let t = Instant::now();
     let table = Endgame::build(game, k, |j, _| {
         progress(&format!("endgame table: level {j}/{k}"), false);

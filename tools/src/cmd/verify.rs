@@ -142,8 +142,9 @@ pub struct VerifyArgs {
     /// List the cases and their cost classes without solving
     #[arg(long)]
     pub list: bool,
-    /// Transposition table size in MiB (a fresh table for each case)
-    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB)]
+    /// Transposition table size in MiB (a fresh table for each case), from 1
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
+          value_parser = crate::cmd::solve::parse_tt_mb)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
