@@ -379,3 +379,22 @@ fn a_table_beyond_the_memory_available_or_of_zero_mib_is_refused() {
         }
     }
 }
+
+#[test]
+fn a_clockwise_solve_too_large_for_memory_is_refused_with_its_figures() {
+    if Path::new("/proc/meminfo").exists() {
+        // Kalah(6,4): every board of up to 48 seeds, over 10^12 positions.
+        refused(&["solve", "--direction", "cw"], "1399358844975 positions");
+    }
+    // A small one runs, and says what it holds.
+    let out = kalah()
+        .args(["solve", "--direction", "cw", "--pits", "3", "--seeds", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("retrograde analysis of every board with up to 12 seeds ("),
+        "{err}"
+    );
+}

@@ -225,6 +225,23 @@ impl Progress {
     }
 }
 
+/// The boards the retrograde analysis of rules that can cycle holds to solve a position
+/// with `seeds` seeds on a board of `pits` pits a side, and the bytes it needs: one a
+/// board for every level, and for the level being solved its working arrays (a floor, a
+/// cap and a move count a board, and up to `pits` same-level children of four bytes, a
+/// bound on [`solver::gen::cyclic`]'s arrays). `None` where a figure overflows.
+fn cyclic_estimate(pits: usize, seeds: u32) -> (Option<u64>, Option<u64>) {
+    let cells = 2 * pits;
+    let positions = (0..=seeds).try_fold(0u64, |sum, k| {
+        sum.checked_add(db_format::checked_level_size(cells, k)?)
+    });
+    let top = db_format::checked_level_size(cells, seeds);
+    let bytes = positions
+        .zip(top)
+        .and_then(|(p, t)| p.checked_add(t.checked_mul(3 + 4 * pits as u64)?));
+    (positions, bytes)
+}
+
 /// Resources that must outlive the engine.
 struct Backing {
     game: Game,
@@ -264,8 +281,30 @@ fn backing(
     };
     let memory = if Method::for_rules(&rules) == Method::Cyclic {
         let seeds = pos.board_seeds();
+        let (positions, bytes) = cyclic_estimate(rules.pits(), seeds);
+        let avail = crate::cmd::db::mem_available();
+        let fits = match (bytes, avail) {
+            (Some(b), Some(a)) => b <= a,
+            (None, _) => false,
+            (Some(_), None) => true,
+        };
+        let figures = format!(
+            "{} positions, about {} MiB",
+            positions.map_or("more than 2^64".to_string(), |p| p.to_string()),
+            bytes.map_or("more than 2^44".to_string(), |b| (b >> 20).to_string())
+        );
+        if !fits {
+            return Err(CliError::BadOption(format!(
+                "clockwise sowing can cycle, so these rules are solved by retrograde analysis \
+                 of every board with up to {seeds} seeds: {figures}, but only {} MiB of memory \
+                 are available (MemAvailable in /proc/meminfo); solve a position with fewer \
+                 seeds",
+                avail.unwrap_or(0) >> 20
+            )));
+        }
         progress.line(&format!(
-            "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} seeds"
+            "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} \
+             seeds ({figures})"
         ));
         let t = Instant::now();
         let mem = cyclic::solve_in_memory(&game, &pos.board(), |k, n| {
