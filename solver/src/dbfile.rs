@@ -290,6 +290,45 @@ mod tests {
         ));
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// A damaged payload byte: every probe answers a value in range or `None` (and
+        /// then records the fault), and a search over it ends in a value or an error,
+        /// never a panic.
+        #[test]
+        fn damaged_bytes_are_never_read_as_impossible_values(
+            k in 1u32..=6,
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            byte in proptest::prelude::any::<u8>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let rules = Rules::kalah(2, 3).unwrap();
+            build_files(dir.path(), &rules, 6);
+            let path = dir.path().join(file_name(&rules.db_key(), k));
+            let mut bytes = fs::read(&path).unwrap();
+            let i = db_format::HEADER_LEN + at.index(bytes.len() - db_format::HEADER_LEN);
+            bytes[i] = byte;
+            fs::write(&path, &bytes).unwrap();
+            let db = Database::open(dir.path(), &rules).unwrap();
+            let r = Ranker::new(4, k).unwrap();
+            let mut c = [0u8; 4];
+            for rank in 0..r.count() {
+                r.unrank(rank, &mut c);
+                match db.value(&Board::from_cells(2, &c)) {
+                    Some(v) => proptest::prop_assert!(v.unsigned_abs() <= k),
+                    None => proptest::prop_assert!(db.check().is_err() && db.damaged()),
+                }
+            }
+            let game = Game::new(rules);
+            let start = Board::start(2, 3);
+            let mut s = Solver::new(&game, 1).unwrap().with_probe(&db);
+            let v = s.value(&start);
+            proptest::prop_assert!(v.unsigned_abs() <= 12);
+            let _ = s.principal_variation(&start, v);
+        }
+    }
+
     fn level_size_4(k: u32) -> u64 {
         db_format::level_size(4, k)
     }
