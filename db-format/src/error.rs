@@ -121,6 +121,24 @@ pub enum DbError {
         what: String,
     },
 
+    /// Shards of one level from different `--shard I/N` builds (different `N`): each is
+    /// sound, but they do not make up one level.
+    #[error(
+        "{}: the shards of {level} come from builds with different shard counts ({a} and \
+         {b}); merge needs all N shards of one --shard I/N build: delete the others",
+        .dir.display()
+    )]
+    MixedShards {
+        /// The directory.
+        dir: PathBuf,
+        /// The level file the shards make up.
+        level: String,
+        /// One shard count found.
+        a: u32,
+        /// Another.
+        b: u32,
+    },
+
     /// A value outside `-seeds..=seeds`, which no position can have.
     #[error("value {value} outside -{seeds}..={seeds}{}", at_rank(*.rank))]
     ValueOutOfRange {

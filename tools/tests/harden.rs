@@ -398,3 +398,67 @@ fn a_clockwise_solve_too_large_for_memory_is_refused_with_its_figures() {
         "{err}"
     );
 }
+
+#[test]
+fn shard_and_damaged_level_messages_say_what_they_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let build = |extra: &[&str]| {
+        kalah()
+            .args([
+                "db",
+                "build",
+                "--pits",
+                "3",
+                "--max-seeds",
+                "4",
+                "--no-timings",
+            ])
+            .arg("--out")
+            .arg(d)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert!(build(&[]).status.success());
+    let k4 = d.join(file_name(&RulesKey::standard(3), 4));
+    fs::remove_file(&k4).unwrap();
+    assert!(build(&["--shard", "0/2"]).status.success());
+    assert!(build(&["--shard", "1/3"]).status.success());
+    // db info on a valid shard describes it.
+    let shard = d.join(format!(
+        "{}.shard-0-of-2",
+        k4.file_name().unwrap().to_string_lossy()
+    ));
+    let out = kalah().args(["db", "info"]).arg(&shard).output().unwrap();
+    let t = text(&out.stdout) + &text(&out.stderr);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("shard:       0 of 2") && !t.contains("bad magic"),
+        "{t}"
+    );
+    // Merging shards of two different counts says so.
+    let out = kalah()
+        .args(["db", "merge", "--dir"])
+        .arg(d)
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("different shard counts") && !err.contains("corrupted"),
+        "{err}"
+    );
+    // A truncated or bad-magic level under its name: db build says to delete it.
+    let k3 = d.join(file_name(&RulesKey::standard(3), 3));
+    for damage in [
+        &b"KALAHDB\0"[..],
+        &b"not a database at all, nothing like one"[..],
+    ] {
+        fs::write(&k3, damage).unwrap();
+        let out = build(&[]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("delete it to rebuild it"), "{err}");
+    }
+}

@@ -275,7 +275,11 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     for &k in &levels {
         let path = a.out.join(file_name(&key, k));
         if path.exists() {
-            let file = LevelFile::open(&path, &key, k)?;
+            let damaged = |source| DbCmdError::Damaged {
+                path: path.display().to_string(),
+                source,
+            };
+            let file = LevelFile::open(&path, &key, k).map_err(damaged)?;
             file.verify().map_err(|source| DbCmdError::Damaged {
                 path: path.display().to_string(),
                 source,
@@ -416,8 +420,49 @@ fn run_merge(a: &MergeArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
+/// `kalah db info` of a shard file (from `db build --shard`): its header's fields.
+/// `None` when the file is not a shard.
+fn shard_info(path: &Path) -> Option<Vec<String>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    db_format::file::open_regular(path)
+        .ok()?
+        .take(solver::dbfile::SHARD_HEADER_LEN as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    let h = solver::dbfile::ShardHeader::decode_from(&head, path).ok()?;
+    Some(vec![
+        format!("file:        {}", path.display()),
+        format!(
+            "shard:       {} of {} (kalah db merge joins the {} shards into the level)",
+            h.spec.index, h.spec.count, h.spec.count
+        ),
+        format!("rules:       {}", h.rules),
+        format!("seeds:       {} on the board", h.seeds),
+        format!(
+            "ranks:       {}..{}",
+            h.first,
+            h.first.saturating_add(h.entries)
+        ),
+        format!("checksum:    {:#018x} (XXH3-64 of the payload)", h.checksum),
+    ])
+}
+
 fn run_info(a: &InfoArgs) -> Result<(), DbCmdError> {
-    let f = LevelFile::open_any(&a.file)?;
+    let f = match LevelFile::open_any(&a.file) {
+        Ok(f) => f,
+        Err(e @ DbError::BadMagic { .. }) => match shard_info(&a.file) {
+            Some(lines) => {
+                let mut out = std::io::stdout().lock();
+                for l in lines {
+                    let _ = writeln!(out, "{l}");
+                }
+                return Ok(());
+            }
+            None => return Err(e.into()),
+        },
+        Err(e) => return Err(e.into()),
+    };
     let h = f.header();
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "file:        {}", a.file.display());
