@@ -462,3 +462,33 @@ fn shard_and_damaged_level_messages_say_what_they_found() {
         assert!(err.contains("delete it to rebuild it"), "{err}");
     }
 }
+
+#[test]
+fn a_db_or_data_path_that_is_missing_or_a_file_gets_its_own_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("afile");
+    fs::write(&file, "x").unwrap();
+    let missing = tmp.path().join("missing");
+    let (f, m) = (file.to_str().unwrap(), missing.to_str().unwrap());
+    let small = ["--pits", "3", "--seeds", "2"];
+    for (args, says) in [
+        (vec!["solve", "--quiet", "--db", m], "no such directory"),
+        (vec!["solve", "--quiet", "--db", f], "not a directory"),
+        (vec!["db", "probe", "--db", m], "no such directory"),
+        (vec!["moves", "--quiet", "--db", f], "not a directory"),
+    ] {
+        refused(&[&args[..], &small[..]].concat(), says);
+    }
+    refused(&["verify", "--quick", "--db", m], "no such directory");
+    refused(&["verify", "--quick", "--data", m], "cannot read it");
+    let out = kalah()
+        .args(["db", "build", "--pits", "3", "--max-seeds", "2", "--out", f])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stderr).contains("not a directory"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!out.status.success());
+}

@@ -153,6 +153,9 @@ pub enum DbCmdError {
         /// The process id in the lock file.
         holder: String,
     },
+    /// `db build --out` names something that is not a directory.
+    #[error("--out {0}: not a directory (the database is a directory of level files)")]
+    NotADirectory(String),
     /// `verify` found no level file at all.
     #[error("{0} holds no level files (*.kdb): nothing to verify")]
     NoLevels(String),
@@ -226,6 +229,9 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     let game = Game::new(rules);
     let key = rules.db_key();
     let cells = key.cells();
+    if a.out.exists() && !a.out.is_dir() {
+        return Err(DbCmdError::NotADirectory(a.out.display().to_string()));
+    }
     std::fs::create_dir_all(&a.out).map_err(|source| DbError::Io {
         path: a.out.clone(),
         source,
@@ -666,6 +672,7 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
 
 fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
+    crate::cmd::solve::check_db_dir(&a.db)?;
     let db = Database::open(&a.db, &rules).map_err(DbCmdError::from)?;
     if db.levels() == 0 {
         return Err(DbCmdError::Empty {

@@ -242,6 +242,26 @@ fn cyclic_estimate(pits: usize, seeds: u32) -> (Option<u64>, Option<u64>) {
     (positions, bytes)
 }
 
+/// `--db DIR` checked before any level is looked for in it: a missing path, a file and an
+/// unreadable directory each get their own message (not "level 0 is missing").
+pub fn check_db_dir(dir: &std::path::Path) -> Result<(), CliError> {
+    let why = match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such directory".to_string(),
+        Err(e) => e.to_string(),
+        Ok(m) if !m.is_dir() => {
+            "not a directory (give the directory of the level files)".to_string()
+        }
+        Ok(_) => match std::fs::read_dir(dir) {
+            Ok(_) => return Ok(()),
+            Err(e) => format!("cannot read the directory: {e}"),
+        },
+    };
+    Err(CliError::BadOption(format!(
+        "--db {}: {why}",
+        dir.display()
+    )))
+}
+
 /// Resources that must outlive the engine.
 struct Backing {
     game: Game,
@@ -263,6 +283,7 @@ fn backing(
     let game = Game::new(rules);
     let db = match &search.db {
         Some(dir) => {
+            check_db_dir(dir)?;
             let db = Database::open(dir, &rules).map_err(crate::cmd::db::DbCmdError::from)?;
             if db.levels() == 0 {
                 return Err(CliError::NoDatabase {

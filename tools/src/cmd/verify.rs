@@ -206,8 +206,11 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     let game = Game::new(rules);
     let start = Instant::now();
     let db = match &a.db {
-        Some(dir) => Some(Database::open(dir, &rules).map_err(DbCmdError::from)?)
-            .filter(|db| db.levels() > 0),
+        Some(dir) => Some({
+            crate::cmd::solve::check_db_dir(dir)?;
+            Database::open(dir, &rules).map_err(DbCmdError::from)?
+        })
+        .filter(|db| db.levels() > 0),
         None => None,
     };
     let seeds = game.rules().total_seeds();
@@ -267,7 +270,12 @@ fn progress_bar(quiet: bool, len: usize) -> Option<ProgressBar> {
 /// `kalah verify`.
 pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
     let (text, what) = match &a.data {
-        Some(path) => (std::fs::read_to_string(path)?, path.display().to_string()),
+        Some(path) => (
+            std::fs::read_to_string(path).map_err(|e| {
+                CliError::BadOption(format!("--data {}: cannot read it: {e}", path.display()))
+            })?,
+            path.display().to_string(),
+        ),
         None => (
             PUBLISHED.to_string(),
             "tools/data/published.txt".to_string(),
