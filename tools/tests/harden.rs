@@ -492,3 +492,49 @@ fn a_db_or_data_path_that_is_missing_or_a_file_gets_its_own_message() {
     );
     assert!(!out.status.success());
 }
+
+#[test]
+fn values_are_worded_without_signs_that_fight() {
+    // North to move, with its future gain read from the database.
+    let pos = "2,1,0,1,0,1/10/1,0,2,1,0,3/8/B";
+    let out = kalah()
+        .args(["db", "probe", "--position", pos, "--db"])
+        .arg(pristine())
+        .output()
+        .unwrap();
+    let t = text(&out.stdout);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("minus the future gain") && !t.contains("- -") && !t.contains("+ -"),
+        "{t}"
+    );
+    // A side that gains less than its opponent: no "gains -N more".
+    let out = kalah()
+        .args([
+            "solve",
+            "--quiet",
+            "--pits",
+            "3",
+            "--seeds",
+            "3",
+            "--position",
+        ])
+        .arg("0,0,1/0/3,3,3/0/A")
+        .output()
+        .unwrap();
+    let t = text(&out.stdout);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("fewer than the opponent") && !t.contains("gains -"),
+        "{t}"
+    );
+    let out = kalah()
+        .args(["solve", "--position", "99999999999,1,1/0/1,1,1/0/A"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stderr).contains("4294967295"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -707,10 +707,12 @@ fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
     )?;
     writeln!(
         out,
-        "margin:   {margin:+} (final South minus North: store margin {:+} {} {})",
+        "margin:   {margin:+} (final South minus North: the store margin {:+} {} the future \
+         gain {} of {}, the side to move)",
         pos.store_margin(),
-        if side.sign() > 0 { "+" } else { "-" },
-        value
+        if side.sign() > 0 { "plus" } else { "minus" },
+        format_args!("{value:+}"),
+        side.letter()
     )?;
     Ok(())
 }

@@ -583,10 +583,14 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     say!("rules:     {rules}");
     say!("position:  {pos}");
     say!(
-        "value:     {} (final margin, South minus North; {} to move gains {} more than the opponent)",
+        "value:     {} (final margin, South minus North; {} to move {})",
         signed(solution.margin),
         crate::view::side_name(pos.to_move),
-        signed(solution.value)
+        match solution.value {
+            0 => "gains as much as the opponent from here".to_string(),
+            v if v > 0 => format!("gains {v} more than the opponent from here"),
+            v => format!("gains {} fewer than the opponent from here", -v),
+        }
     );
     match pv.first() {
         Some(b) => say!("best move: {b}"),
