@@ -538,3 +538,49 @@ fn values_are_worded_without_signs_that_fight() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn options_a_command_would_ignore_are_refused() {
+    let small = ["--pits", "3", "--seeds", "2"];
+    for cmd in [vec!["moves", "--quiet"], vec!["show"], vec!["play"]] {
+        refused(
+            &[&cmd[..], &small[..], &["--pie"]].concat(),
+            "does not use the pie rule",
+        );
+    }
+    refused(
+        &["db", "probe", "--pie", "--db", pristine().to_str().unwrap()],
+        "does not use the pie rule",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = kalah()
+        .args([
+            "db",
+            "build",
+            "--pie",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "2",
+            "--out",
+        ])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("does not use the pie rule"));
+    refused(
+        &[
+            "solve",
+            "--direction",
+            "cw",
+            "--pits",
+            "3",
+            "--seeds",
+            "2",
+            "--endgame",
+            "4",
+        ],
+        "leave --endgame out",
+    );
+}

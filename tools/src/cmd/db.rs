@@ -153,6 +153,9 @@ pub enum DbCmdError {
         /// The process id in the lock file.
         holder: String,
     },
+    /// `--pie` given to `db build`, whose levels do not depend on it.
+    #[error("--pie: kalah db build does not use the pie rule (it changes only the first turn, not the levels); leave it out")]
+    Pie,
     /// `db build --out` names something that is not a directory.
     #[error("--out {0}: not a directory (the database is a directory of level files)")]
     NotADirectory(String),
@@ -226,6 +229,9 @@ fn mib(bytes: u64) -> u64 {
 
 fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     let rules = a.rules.rules()?;
+    if rules.pie {
+        return Err(DbCmdError::Pie);
+    }
     let game = Game::new(rules);
     let key = rules.db_key();
     let cells = key.cells();
@@ -672,6 +678,9 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
 
 fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
+    if rules.pie {
+        return Err(crate::cmd::solve::pie_unused("db probe"));
+    }
     crate::cmd::solve::check_db_dir(&a.db)?;
     let db = Database::open(&a.db, &rules).map_err(DbCmdError::from)?;
     if db.levels() == 0 {

@@ -242,6 +242,15 @@ fn cyclic_estimate(pits: usize, seeds: u32) -> (Option<u64>, Option<u64>) {
     (positions, bytes)
 }
 
+/// The refusal of `--pie` by a command that has no use for it (only `kalah solve` and
+/// `kalah verify` analyse the swap).
+pub fn pie_unused(cmd: &str) -> CliError {
+    CliError::BadOption(format!(
+        "--pie: kalah {cmd} does not use the pie rule (kalah solve analyses the swap); leave \
+         it out"
+    ))
+}
+
 /// `--db DIR` checked before any level is looked for in it: a missing path, a file and an
 /// unreadable directory each get their own message (not "level 0 is missing").
 pub fn check_db_dir(dir: &std::path::Path) -> Result<(), CliError> {
@@ -372,6 +381,12 @@ pub fn endgame_table(
 ) -> Result<Option<Endgame>, CliError> {
     if Method::for_rules(game.rules()) == Method::Cyclic {
         // The retrograde analysis holds every level already.
+        if let EndgameArg::Level(k) = arg {
+            return Err(CliError::BadOption(format!(
+                "--endgame {k}: clockwise rules are solved by retrograde analysis, which \
+                 holds every level already; leave --endgame out"
+            )));
+        }
         return Ok(None);
     }
     let level = match arg {
@@ -598,7 +613,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     }
     if !pv.is_empty() {
         let more = if method == Method::Cyclic && pv.len() == CYCLIC_PV_LIMIT {
-            " …"
+            " … (cut after the first moves: play that can cycle may keep its value for ever)"
         } else {
             ""
         };
@@ -686,6 +701,9 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
 /// `kalah moves`.
 pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
+    if rules.pie {
+        return Err(crate::cmd::solve::pie_unused("moves"));
+    }
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
