@@ -510,15 +510,7 @@ fn values_are_worded_without_signs_that_fight() {
     );
     // A side that gains less than its opponent: no "gains -N more".
     let out = kalah()
-        .args([
-            "solve",
-            "--quiet",
-            "--pits",
-            "3",
-            "--seeds",
-            "3",
-            "--position",
-        ])
+        .args(["solve", "--quiet", "--position"])
         .arg("0,0,1/0/3,3,3/0/A")
         .output()
         .unwrap();
@@ -583,4 +575,20 @@ fn options_a_command_would_ignore_are_refused() {
         ],
         "leave --endgame out",
     );
+    // --seeds that names another game than the position's.
+    refused(
+        &["solve", "--seeds", "1", "--position", "2,2,2/0/2,2,2/0/A"],
+        "the position holds 12 seeds, not the 6 of Kalah(3,1)",
+    );
+    kalah()
+        .args([
+            "solve",
+            "--quiet",
+            "--seeds",
+            "2",
+            "--position",
+            "2,2,2/0/2,2,2/0/A",
+        ])
+        .assert()
+        .success();
 }
