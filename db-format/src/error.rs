@@ -23,6 +23,17 @@ pub enum DbError {
         source: std::io::Error,
     },
 
+    /// Something other than a regular file (a directory, a named pipe, a device) where a
+    /// database file was expected: refused before it is opened, since reading a pipe or
+    /// a device can block for ever.
+    #[error("{}: not a regular file ({kind}); a database file was expected", .path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+
     /// The first 8 bytes are not `KALAHDB\0`: not a database at all.
     #[error("{}: not a Kalah database (bad magic bytes)", .path.display())]
     BadMagic {
@@ -108,6 +119,24 @@ pub enum DbError {
         path: PathBuf,
         /// Which check failed.
         what: String,
+    },
+
+    /// Shards of one level from different `--shard I/N` builds (different `N`): each is
+    /// sound, but they do not make up one level.
+    #[error(
+        "{}: the shards of {level} come from builds with different shard counts ({a} and \
+         {b}); merge needs all N shards of one --shard I/N build: delete the others",
+        .dir.display()
+    )]
+    MixedShards {
+        /// The directory.
+        dir: PathBuf,
+        /// The level file the shards make up.
+        level: String,
+        /// One shard count found.
+        a: u32,
+        /// Another.
+        b: u32,
     },
 
     /// A value outside `-seeds..=seeds`, which no position can have.

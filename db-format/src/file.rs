@@ -139,6 +139,46 @@ fn sync_parent_dir(path: &Path) -> Result<(), DbError> {
     Ok(())
 }
 
+/// Opens `path` for reading if it is a regular file (symbolic links followed), and
+/// refuses anything else ([`DbError::NotAFile`]) before opening it: opening a named pipe
+/// blocks until a writer comes, and a device may never end.
+pub fn open_regular(path: &Path) -> Result<File, DbError> {
+    let io = |source| DbError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let kind = fs::metadata(path).map_err(io)?.file_type();
+    if !kind.is_file() {
+        return Err(DbError::NotAFile {
+            path: path.to_path_buf(),
+            kind: file_kind(&kind),
+        });
+    }
+    File::open(path).map_err(io)
+}
+
+/// A name for a kind of file that is not a regular one.
+fn file_kind(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
 /// One level file, validated and memory-mapped read-only.
 ///
 /// Invariant: the header decoded, and the mapping is exactly
@@ -198,7 +238,7 @@ impl LevelFile {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io)?;
+        let file = open_regular(path)?;
         let mut head = Vec::with_capacity(HEADER_LEN);
         (&file)
             .take(HEADER_LEN as u64)
@@ -240,7 +280,10 @@ impl LevelFile {
                 what: format!("{expected_len} bytes do not fit in this machine's address space"),
             });
         }
-        let map = map_read_only(&file, populate).map_err(io)?;
+        // SAFETY: `path` is a level file under its final name, which `write_level_to`
+        // never modifies in place (it renames a new file over it), so the file is not
+        // modified while mapped; its length was checked against the header above.
+        let map = unsafe { map_read_only(&file, populate) }.map_err(io)?;
         // The file may have changed between the length check and the mapping.
         if map.len() as u64 != expected_len {
             return Err(length_mismatch(map.len() as u64));
@@ -344,22 +387,21 @@ impl LevelFile {
 /// Maps `file` read-only.
 ///
 /// # Safety
-/// Safe to call; the obligation is on how the mapping is used. A mapping is
-/// only sound while nobody truncates or rewrites the file. That holds for level
-/// files because [`write_level_to`] publishes a file by renaming a complete
-/// temporary file over its name, so a file under its final name is never
-/// modified in place (a replacement is a new inode and leaves existing
-/// mappings intact). Truncating a level file by hand while it is mapped is not
-/// supported and may raise SIGBUS. Callers check the length before mapping so
-/// that an already truncated file is an error, not a signal.
-fn map_read_only(file: &File, populate: bool) -> std::io::Result<Mmap> {
+/// The caller guarantees that nobody truncates or rewrites `file` while the mapping
+/// lives: a mapped page whose bytes change is undefined behaviour for the `&[u8]` the map
+/// hands out, and one past a truncated end raises SIGBUS. Level files meet it because
+/// [`write_level_to`] publishes a file by renaming a complete temporary file over its
+/// name, so a file under its final name is never modified in place (a replacement is a
+/// new inode and leaves existing mappings intact); truncating a level file by hand while
+/// it is mapped is not supported. Callers check the length first, so that an already
+/// truncated file is an error, not a signal.
+unsafe fn map_read_only(file: &File, populate: bool) -> std::io::Result<Mmap> {
     let mut options = memmap2::MmapOptions::new();
     if populate {
         options.populate();
     }
-    // SAFETY: level files are immutable once under their final name (see the
-    // function's `# Safety` section); the mapping is read-only and its length
-    // was checked against the header by the caller.
+    // SAFETY: the caller upholds this function's contract (the file is not modified
+    // while mapped), which is memmap2's; the mapping is read-only.
     unsafe { options.map(file) }
 }
 

@@ -11,6 +11,8 @@
 //! [`Ranker`] turns a position into its rank, [`write_level`] writes a level
 //! atomically.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod checksum;
 pub mod error;
 pub mod file;

@@ -255,8 +255,8 @@ struct Shard {
 /// checksum.
 fn read_shard(path: &Path) -> Result<Shard, DbError> {
     let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
+    crate::file::open_regular(path)?
+        .read_to_end(&mut bytes)
         .map_err(|source| DbError::Io {
             path: path.to_path_buf(),
             source,
@@ -314,12 +314,11 @@ pub fn merge_shards(dir: &Path, keep: bool) -> Result<Vec<PathBuf>, DbError> {
         if let Some((level, spec)) = parse_shard_name(name) {
             let n = sets.entry(level.to_string()).or_insert(spec.count);
             if *n != spec.count {
-                return Err(DbError::Corrupted {
-                    path: dir.join(name),
-                    what: format!(
-                        "shard count {} differs from another shard's {n}",
-                        spec.count
-                    ),
+                return Err(DbError::MixedShards {
+                    dir: dir.to_path_buf(),
+                    level: level.to_string(),
+                    a: *n,
+                    b: spec.count,
                 });
             }
         }

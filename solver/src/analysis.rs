@@ -11,7 +11,7 @@ use crate::notation::MoveText;
 use crate::position::{Position, Side};
 use crate::probe::Probe;
 use crate::score;
-use crate::search::{Iteration, Solver, Test};
+use crate::search::{Iteration, SolveError, Solver, Test};
 
 /// The solution of a position.
 #[derive(Clone, Debug)]
@@ -104,13 +104,14 @@ pub trait Oracle {
     }
 
     /// A principal variation from `board`, whose value is `value`, at most `limit` moves
-    /// long (play that can cycle may keep its value for ever).
+    /// long (play that can cycle may keep its value for ever). [`SolveError::Contradiction`]
+    /// when no move keeps the value (a damaged database).
     fn principal_variation(
         &mut self,
         board: &Board,
         value: i32,
         limit: usize,
-    ) -> Vec<(usize, Step)> {
+    ) -> Result<Vec<(usize, Step)>, SolveError> {
         let mut pv = Vec::new();
         let (mut board, mut value) = (*board, value);
         while pv.len() < limit && self.game().terminal_value(&board).is_none() {
@@ -119,7 +120,10 @@ pub trait Oracle {
                 .into_iter()
                 .find(|&(_, _, v)| v == value)
             else {
-                break;
+                return Err(SolveError::Contradiction {
+                    moves: pv.len(),
+                    value,
+                });
             };
             pv.push((pit, step));
             if step.next == Next::Over {
@@ -128,7 +132,7 @@ pub trait Oracle {
             value = step.child_value(value);
             board = step.board;
         }
-        pv
+        Ok(pv)
     }
 }
 
@@ -146,7 +150,7 @@ impl Oracle for Solver<'_> {
         board: &Board,
         value: i32,
         _limit: usize,
-    ) -> Vec<(usize, Step)> {
+    ) -> Result<Vec<(usize, Step)>, SolveError> {
         // Counter-clockwise play ends, so the variation is finite.
         Solver::principal_variation(self, board, value)
     }
@@ -165,29 +169,36 @@ impl Oracle for DbOracle<'_> {
     }
 
     fn value(&mut self, board: &Board) -> i32 {
-        // Invariant: the database was built for every level up to the seeds in play.
-        self.db
-            .value(board)
-            .expect("the database covers every board in play")
+        // Invariant: the database was built for every level up to the seeds in play, so
+        // a board is missing only when its value was found damaged; the database recorded
+        // that, and the caller reports it instead of any value computed from this one.
+        self.db.value(board).unwrap_or_else(|| {
+            assert!(self.db.damaged(), "the database covers every board in play");
+            0
+        })
     }
 }
 
 /// The solution of `pos` read from a complete database (see [`DbOracle`]); the principal
 /// variation stops after `limit` moves.
-pub fn solve_by_oracle(oracle: &mut dyn Oracle, pos: &Position, limit: usize) -> Solution {
+pub fn solve_by_oracle(
+    oracle: &mut dyn Oracle,
+    pos: &Position,
+    limit: usize,
+) -> Result<Solution, SolveError> {
     let board = pos.board();
     let value = oracle.value(&board);
     let pv = notate(
         pos.to_move,
-        oracle.principal_variation(&board, value, limit),
+        oracle.principal_variation(&board, value, limit)?,
     );
-    Solution {
+    Ok(Solution {
         margin: score::margin(pos, value),
         value,
         pv,
         iterations: Vec::new(),
         proof: Vec::new(),
-    }
+    })
 }
 
 /// Solve `pos` exactly by iterative deepening up to `max_depth`, on the solver's threads
@@ -197,7 +208,7 @@ pub fn solve(
     pos: &Position,
     max_depth: u8,
     mut progress: impl FnMut(&Iteration),
-) -> Solution {
+) -> Result<Solution, SolveError> {
     let board = pos.board();
     let mut iterations = Vec::new();
     let value = solver.solve(&board, max_depth, |it| {
@@ -205,14 +216,14 @@ pub fn solve(
         progress(it)
     });
     let proof = solver.tests.iter().map(|t| Bound::of(pos, t)).collect();
-    let pv = notate(pos.to_move, solver.principal_variation(&board, value));
-    Solution {
+    let pv = notate(pos.to_move, solver.principal_variation(&board, value)?);
+    Ok(Solution {
         margin: score::margin(pos, value),
         value,
         pv,
         iterations,
         proof,
-    }
+    })
 }
 
 /// The final margin after each legal move of `pos`, best first for the side to move.

@@ -9,10 +9,16 @@
 //! [`Probe::max_seeds`] is the highest `K` with every level `0..=K` present. Opening
 //! checks each file's header, rules, seeds and length (cheap); it does not read the
 //! payloads (run `kalah db verify` for that). Values are read straight from the maps.
+//!
+//! Every value read is checked against `-k..=k` (one compare): a byte outside it marks a
+//! damaged file (FORMAT.md). The probe then answers `None` (the search searches the board
+//! itself) and records the fault, which [`Database::check`] turns into an error naming the
+//! file and the entry; callers check it before they print anything read through the probe.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
-use db_format::{file_name, DbError, LevelFile, Ranker, RulesKey};
+use db_format::{file_name, value, DbError, LevelFile, Ranker, RulesKey};
 
 use crate::board::Board;
 use crate::probe::Probe;
@@ -29,6 +35,8 @@ pub struct Database {
     rules: RulesKey,
     /// `levels[k]`: the ranker and the file of level `k`.
     levels: Vec<(Ranker, LevelFile)>,
+    /// The first value read outside its level's range: (level, rank, value).
+    fault: OnceLock<(u32, u64, i8)>,
 }
 
 /// Levels up to this size are mapped with every page up front (`MAP_POPULATE`); larger
@@ -66,7 +74,11 @@ impl Database {
             };
             levels.push((Ranker::new(key.cells(), k)?, file));
         }
-        Ok(Database { rules: key, levels })
+        Ok(Database {
+            rules: key,
+            levels,
+            fault: OnceLock::new(),
+        })
     }
 
     /// Levels held: `0..levels()`.
@@ -83,6 +95,32 @@ impl Database {
     pub fn rules(&self) -> &RulesKey {
         &self.rules
     }
+
+    /// `Err` naming the file and the entry if a value read so far was outside its level's
+    /// range `-k..=k` (a damaged file: no position can have that value).
+    pub fn check(&self) -> Result<(), DbError> {
+        match self.fault.get() {
+            None => Ok(()),
+            Some(&(k, rank, v)) => Err(DbError::Corrupted {
+                path: self.levels[k as usize].1.path().to_path_buf(),
+                what: format!(
+                    "entry {rank} holds {v}, outside -{k}..={k}; delete the file and \
+                     rebuild it with `kalah db build`"
+                ),
+            }),
+        }
+    }
+
+    /// Looks for the damage behind values that contradict each other: [`check`](Database::check),
+    /// then every level's checksum and value range, in order ([`LevelFile::verify`]; reads
+    /// every file, so only for the error path). `Ok` when every file is intact.
+    pub fn find_damage(&self) -> Result<(), DbError> {
+        self.check()?;
+        for (_, file) in &self.levels {
+            file.verify()?;
+        }
+        Ok(())
+    }
 }
 
 impl Probe for Database {
@@ -95,7 +133,16 @@ impl Probe for Database {
     fn value(&self, board: &Board) -> Option<i32> {
         let (ranker, file) = self.levels.get(board.seeds() as usize)?;
         let rank = ranker.rank(&board.cells()[..ranker.cells()]);
-        file.try_get(rank).map(i32::from)
+        let v = file.try_get(rank)?;
+        if !value::in_range(v, file.seeds()) {
+            let _ = self.fault.set((file.seeds(), rank, v));
+            return None;
+        }
+        Some(i32::from(v))
+    }
+
+    fn damaged(&self) -> bool {
+        self.fault.get().is_some()
     }
 }
 
@@ -241,6 +288,45 @@ mod tests {
             merge_shards(dir.path(), true).unwrap_err(),
             DbError::LengthMismatch { .. }
         ));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// A damaged payload byte: every probe answers a value in range or `None` (and
+        /// then records the fault), and a search over it ends in a value or an error,
+        /// never a panic.
+        #[test]
+        fn damaged_bytes_are_never_read_as_impossible_values(
+            k in 1u32..=6,
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            byte in proptest::prelude::any::<u8>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let rules = Rules::kalah(2, 3).unwrap();
+            build_files(dir.path(), &rules, 6);
+            let path = dir.path().join(file_name(&rules.db_key(), k));
+            let mut bytes = fs::read(&path).unwrap();
+            let i = db_format::HEADER_LEN + at.index(bytes.len() - db_format::HEADER_LEN);
+            bytes[i] = byte;
+            fs::write(&path, &bytes).unwrap();
+            let db = Database::open(dir.path(), &rules).unwrap();
+            let r = Ranker::new(4, k).unwrap();
+            let mut c = [0u8; 4];
+            for rank in 0..r.count() {
+                r.unrank(rank, &mut c);
+                match db.value(&Board::from_cells(2, &c)) {
+                    Some(v) => proptest::prop_assert!(v.unsigned_abs() <= k),
+                    None => proptest::prop_assert!(db.check().is_err() && db.damaged()),
+                }
+            }
+            let game = Game::new(rules);
+            let start = Board::start(2, 3);
+            let mut s = Solver::new(&game, 1).unwrap().with_probe(&db);
+            let v = s.value(&start);
+            proptest::prop_assert!(v.unsigned_abs() <= 12);
+            let _ = s.principal_variation(&start, v);
+        }
     }
 
     fn level_size_4(k: u32) -> u64 {

@@ -15,6 +15,8 @@
 //!   final margins), [`pie`] (the pie rule) and [`engine`] (which value source a rules
 //!   set gets).
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod analysis;
 pub mod board;
 pub mod dbfile;

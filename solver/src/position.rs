@@ -79,7 +79,10 @@ pub struct Position {
 pub enum PositionError {
     #[error("position '{0}': expected 5 parts 'A-pits/A-store/B-pits/B-store/side', found {1}")]
     Parts(String, usize),
-    #[error("position: {part}: '{text}' is not a seed count (a whole number from 0)")]
+    #[error(
+        "position: {part}: '{text}' is not a seed count (a whole number from 0 to {})",
+        u32::MAX
+    )]
     Count { part: &'static str, text: String },
     #[error("position: {part}: {count} pits, expected {expected}")]
     PitCount {

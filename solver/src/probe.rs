@@ -15,6 +15,12 @@ pub trait Probe: Sync {
     /// The exact value of `board` (future net gain for the side to move), or `None` if
     /// the board is not covered. Only called with `board.seeds() <= max_seeds()`.
     fn value(&self, board: &Board) -> Option<i32>;
+
+    /// Whether a value read was found damaged (outside `-k..=k`; [`Probe::value`] then
+    /// answered `None` for a board it covers). Tables built in memory are never damaged.
+    fn damaged(&self) -> bool {
+        false
+    }
 }
 
 /// Whole database levels held in memory: `levels[k]` has the value of every board with

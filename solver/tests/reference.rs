@@ -91,7 +91,7 @@ fn principal_variation_reaches_the_value() {
         let start = Board::start(3, 2);
         let mut solver = Solver::new(&game, 1).unwrap();
         let v = solver.value(&start);
-        let pv = solver.principal_variation(&start, v);
+        let pv = solver.principal_variation(&start, v).unwrap();
         // Replaying the PV: the mover's net gains, signed by who moved, sum to the value.
         let mut total = 0;
         let mut sign = 1;

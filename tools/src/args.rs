@@ -119,6 +119,19 @@ pub fn resolve(rules: &RulesArgs, position: &PositionArg) -> Result<(Rules, Posi
         Some(p) => {
             let r = rules.builder(rules.pits.unwrap_or(p.pits())).build()?;
             p.check_size(&r)?;
+            // An explicit --seeds names the game (printed as Kalah(m,n)): it must be the
+            // game the position holds the seeds of.
+            let held =
+                u64::from(p.board_seeds()) + p.stores.iter().map(|&s| u64::from(s)).sum::<u64>();
+            if rules.seeds.is_some() && u64::from(r.total_seeds()) != held {
+                return Err(CliError::BadOption(format!(
+                    "--seeds {}: the position holds {held} seeds, not the {} of {}; leave \
+                     --seeds out with --position",
+                    r.seeds(),
+                    r.total_seeds(),
+                    format_args!("Kalah({},{})", r.pits(), r.seeds())
+                )));
+            }
             Ok((r, p))
         }
     }

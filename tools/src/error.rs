@@ -63,6 +63,15 @@ pub enum CliError {
     /// for memory).
     #[error("{0}")]
     BadOption(String),
+    /// The values read from a database contradict each other (no move of a board attains
+    /// the value they give it): `finding` says which file is damaged, if one is.
+    #[error("{}: the database contradicts itself solving {position}: {source}; {finding}", dir.display())]
+    Contradiction {
+        dir: std::path::PathBuf,
+        position: String,
+        source: SolveError,
+        finding: String,
+    },
     /// Writing the output failed.
     #[error("cannot write the output: {0}")]
     Io(#[from] std::io::Error),
@@ -84,7 +93,8 @@ impl CliError {
             | CliError::Cyclic(_)
             | CliError::Data { .. }
             | CliError::UnknownCase { .. }
-            | CliError::Mismatch(_) => 1,
+            | CliError::Mismatch(_)
+            | CliError::Contradiction { .. } => 1,
         }
     }
 }

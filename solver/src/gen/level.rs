@@ -72,11 +72,17 @@ impl Level<'_> {
     pub(super) fn lower_value(&self, child: &Board, seeds: u32) -> i32 {
         debug_assert_eq!(child.seeds(), seeds);
         match self.lower {
-            // Invariant: `build_level` checked that `lower` covers every level below
-            // `k`, and a child with seeds in a store is below `k`.
-            Lower::Probe(p) => p
-                .value(child)
-                .expect("lower levels cover every board below the level"),
+            // `build_level` checked that `lower` covers every level below `k`, and a
+            // child with seeds in a store is below `k`: a board is missing only when its
+            // value was found damaged, which the probe recorded (`Probe::damaged`) and
+            // the caller reports instead of writing the level.
+            Lower::Probe(p) => p.value(child).unwrap_or_else(|| {
+                assert!(
+                    p.damaged(),
+                    "lower levels cover every board below the level"
+                );
+                0
+            }),
             // The ranks of every level share the binomials of `fast`'s table.
             Lower::Values(v) => {
                 let rank = self.fast.rank(child.cells());

@@ -597,7 +597,13 @@ impl<'a> Solver<'a> {
 
     /// A principal variation from `board` whose value is `value`: at each step the first
     /// move (in search order) proved to keep the value, until the game ends.
-    pub fn principal_variation(&mut self, board: &Board, value: i32) -> Vec<(usize, Step)> {
+    /// [`SolveError::Contradiction`] when no move keeps it: values read from a damaged
+    /// database contradict each other.
+    pub fn principal_variation(
+        &mut self,
+        board: &Board,
+        value: i32,
+    ) -> Result<Vec<(usize, Step)>, SolveError> {
         let mut pv = Vec::new();
         let mut board = *board;
         let mut value = value;
@@ -622,8 +628,14 @@ impl<'a> Solver<'a> {
             if self.stopped() {
                 break;
             }
-            // Invariant: `value` is the board's exact value, so some move attains it.
-            let (pit, step) = chosen.expect("a move attains the value");
+            // With exact values some move attains the board's value; none does only when a
+            // database read contradicts the others.
+            let Some((pit, step)) = chosen else {
+                return Err(SolveError::Contradiction {
+                    moves: pv.len(),
+                    value,
+                });
+            };
             pv.push((pit, step));
             if step.next == Next::Over {
                 break;
@@ -631,7 +643,7 @@ impl<'a> Solver<'a> {
             value = step.child_value(value);
             board = step.board;
         }
-        pv
+        Ok(pv)
     }
 
     /// Table statistics.
@@ -670,4 +682,12 @@ pub enum SolveError {
     /// A search was asked for without its transposition table.
     #[error("no transposition table was allocated for the search")]
     NoTable,
+    /// After `moves` moves of the principal variation no move attains the value `value`
+    /// (the side to move's future gain) the values read give the board: the database read
+    /// contradicts itself (a damaged or wrongly built file).
+    #[error(
+        "the values read contradict each other: after {moves} moves of the principal \
+         variation no move attains the future gain {value:+} that they give the board"
+    )]
+    Contradiction { moves: usize, value: i32 },
 }

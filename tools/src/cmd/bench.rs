@@ -130,7 +130,8 @@ pub const POSITIONS: &[BenchPosition] = &[
 pub struct BenchArgs {
     /// Transposition table size in MiB (a fresh table for each position). Node counts
     /// are comparable only at the same size
-    #[arg(long, value_name = "MB", default_value_t = 256)]
+    #[arg(long, value_name = "MB", default_value_t = 256,
+          value_parser = crate::cmd::solve::parse_tt_mb)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
@@ -216,7 +217,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         let (game, pos) = position(b)?;
         let mut solver = Solver::new(&game, a.tt_mb)?;
         let start = Instant::now();
-        let solution = analysis::solve(&mut solver, &pos, a.max_depth, |_| {});
+        let solution = analysis::solve(&mut solver, &pos, a.max_depth, |_| {})?;
         let seconds = start.elapsed().as_secs_f64();
         let nps = solver.nodes as f64 / seconds.max(1e-9);
         nodes_total += solver.nodes;

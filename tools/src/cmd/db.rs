@@ -4,6 +4,7 @@
 //! [`solver::dbfile`], the level files are the `db-format` crate; this module adds the
 //! command line, progress bars, the memory check and the verifier's sampling.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -53,8 +54,8 @@ pub struct BuildArgs {
     /// Directory of the database (created if missing)
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Worker threads [default: all cores]
-    #[arg(long, value_name = "N")]
+    /// Worker threads [default: all cores], from 1 to 4 per core as for `kalah solve`
+    #[arg(long, value_name = "N", value_parser = crate::cmd::solve::parse_threads)]
     pub threads: Option<usize>,
     /// Build only slice I of N (0 <= I < N) of level K into a shard file; levels below K
     /// must be in DIR. Join the shards with `kalah db merge`
@@ -93,8 +94,9 @@ pub struct VerifyArgs {
     /// Levels with at most this many positions are re-derived entry by entry
     #[arg(long, value_name = "N", default_value_t = 5_000_000)]
     pub full_up_to: u64,
-    /// Entries re-derived at random in each larger level
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    /// Entries re-derived at random in each larger level (at least 1)
+    #[arg(long, value_name = "N", default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub sample: u64,
 }
 
@@ -142,6 +144,26 @@ pub enum DbCmdError {
         /// What verification found.
         source: DbError,
     },
+    /// Another `kalah db build` writes into the directory.
+    #[error(
+        "another build holds {dir} (process {holder}, in {dir}/.lock); wait for it, or \
+         delete the lock if no build runs"
+    )]
+    Locked {
+        /// The directory.
+        dir: String,
+        /// The process id in the lock file.
+        holder: String,
+    },
+    /// `--pie` given to `db build`, whose levels do not depend on it.
+    #[error("--pie: kalah db build does not use the pie rule (it changes only the first turn, not the levels); leave it out")]
+    Pie,
+    /// `db build --out` names something that is not a directory.
+    #[error("--out {0}: not a directory (the database is a directory of level files)")]
+    NotADirectory(String),
+    /// `verify` found no level file at all.
+    #[error("{0} holds no level files (*.kdb): nothing to verify")]
+    NoLevels(String),
     /// `verify` found problems; they were printed above.
     #[error("{0} problem(s) found in {1}")]
     VerifyFailed(usize, String),
@@ -195,7 +217,7 @@ pub fn run(args: &DbArgs) -> Result<(), CliError> {
 }
 
 /// Bytes of memory available to a new process, from `/proc/meminfo` (`None` elsewhere).
-fn mem_available() -> Option<u64> {
+pub(crate) fn mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -209,13 +231,20 @@ fn mib(bytes: u64) -> u64 {
 
 fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     let rules = a.rules.rules()?;
+    if rules.pie {
+        return Err(DbCmdError::Pie);
+    }
     let game = Game::new(rules);
     let key = rules.db_key();
     let cells = key.cells();
+    if a.out.exists() && !a.out.is_dir() {
+        return Err(DbCmdError::NotADirectory(a.out.display().to_string()));
+    }
     std::fs::create_dir_all(&a.out).map_err(|source| DbError::Io {
         path: a.out.clone(),
         source,
     })?;
+    let _lock = BuildLock::take(&a.out)?;
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = a.threads {
         pool = pool.num_threads(n);
@@ -260,7 +289,11 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     for &k in &levels {
         let path = a.out.join(file_name(&key, k));
         if path.exists() {
-            let file = LevelFile::open(&path, &key, k)?;
+            let damaged = |source| DbCmdError::Damaged {
+                path: path.display().to_string(),
+                source,
+            };
+            let file = LevelFile::open(&path, &key, k).map_err(damaged)?;
             file.verify().map_err(|source| DbCmdError::Damaged {
                 path: path.display().to_string(),
                 source,
@@ -297,6 +330,8 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         })?;
         let built = t0.elapsed().as_secs_f64();
         bar.finish_and_clear();
+        // A lower value found out of range: the level built on it is not written.
+        lower.check()?;
         let written = match a.shard {
             Some(s) => write_shard(&a.out, &key, k, s, &values)?,
             None => db_format::write_level(&a.out, &key, k, &values)?,
@@ -317,6 +352,60 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         }
     }
     Ok(())
+}
+
+/// A build's hold on its output directory: the file `DIR/.lock`, created only if absent,
+/// holding the builder's process id, removed when the build ends. Two builds into one
+/// directory would write the same temporary files; the second is refused instead. A lock
+/// whose process no longer runs (a build that was killed) is taken over.
+struct BuildLock {
+    path: PathBuf,
+}
+
+impl BuildLock {
+    fn take(dir: &Path) -> Result<BuildLock, DbCmdError> {
+        let path = dir.join(".lock");
+        let io = |source| DbError::Io {
+            path: path.clone(),
+            source,
+        };
+        for _ in 0..2 {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    write!(f, "{}", std::process::id()).map_err(io)?;
+                    return Ok(BuildLock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                    let pid = holder.trim().parse::<u32>().ok();
+                    let gone = pid.is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists());
+                    if !gone || !Path::new("/proc/self").exists() {
+                        return Err(DbCmdError::Locked {
+                            dir: dir.display().to_string(),
+                            holder: holder.trim().to_string(),
+                        });
+                    }
+                    // Its builder was killed: take the lock over.
+                    let _ = std::fs::remove_file(&path);
+                }
+                Err(e) => return Err(io(e).into()),
+            }
+        }
+        Err(DbCmdError::Locked {
+            dir: dir.display().to_string(),
+            holder: String::new(),
+        })
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// A progress bar of `len` positions for level `k` (hidden when stderr is not a terminal).
@@ -345,8 +434,49 @@ fn run_merge(a: &MergeArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
+/// `kalah db info` of a shard file (from `db build --shard`): its header's fields.
+/// `None` when the file is not a shard.
+fn shard_info(path: &Path) -> Option<Vec<String>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    db_format::file::open_regular(path)
+        .ok()?
+        .take(solver::dbfile::SHARD_HEADER_LEN as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    let h = solver::dbfile::ShardHeader::decode_from(&head, path).ok()?;
+    Some(vec![
+        format!("file:        {}", path.display()),
+        format!(
+            "shard:       {} of {} (kalah db merge joins the {} shards into the level)",
+            h.spec.index, h.spec.count, h.spec.count
+        ),
+        format!("rules:       {}", h.rules),
+        format!("seeds:       {} on the board", h.seeds),
+        format!(
+            "ranks:       {}..{}",
+            h.first,
+            h.first.saturating_add(h.entries)
+        ),
+        format!("checksum:    {:#018x} (XXH3-64 of the payload)", h.checksum),
+    ])
+}
+
 fn run_info(a: &InfoArgs) -> Result<(), DbCmdError> {
-    let f = LevelFile::open_any(&a.file)?;
+    let f = match LevelFile::open_any(&a.file) {
+        Ok(f) => f,
+        Err(e @ DbError::BadMagic { .. }) => match shard_info(&a.file) {
+            Some(lines) => {
+                let mut out = std::io::stdout().lock();
+                for l in lines {
+                    let _ = writeln!(out, "{l}");
+                }
+                return Ok(());
+            }
+            None => return Err(e.into()),
+        },
+        Err(e) => return Err(e.into()),
+    };
     let h = f.header();
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "file:        {}", a.file.display());
@@ -368,6 +498,19 @@ fn run_info(a: &InfoArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
+/// `<slug>-kNNN.kdb` split into the rules slug and the level.
+fn parse_level_name(name: &str) -> Option<(&str, u32)> {
+    let (slug, k) = name.strip_suffix(".kdb")?.rsplit_once("-k")?;
+    (k.len() == 3 && k.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| k.parse().ok().map(|k| (slug, k)))
+        .flatten()
+}
+
+/// `kalah db verify`: exit 0 only when every level file in the directory is sound (header,
+/// name, checksum, value range), the levels are contiguous from 0 and of one rule set, and
+/// every level re-derives from the ones below it. A level above a damaged, missing or
+/// wrong one is reported as unverified (its values were derived from bad ones), not as
+/// wrong, and the summary says which levels were checked and which not, and why.
 fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
     let mut out = std::io::stdout().lock();
     let mut problems = 0usize;
@@ -380,72 +523,151 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
         .filter(|p| p.extension().is_some_and(|x| x == "kdb"))
         .collect();
     files.sort();
-    // Pass 1: headers and checksums.
-    let mut rule_sets = Vec::new();
+    // Pass 1: names, headers and checksums. `sets[slug][k]`: the rules of a sound level k,
+    // `None` for a damaged or misnamed one.
+    let mut sets: BTreeMap<String, BTreeMap<u32, Option<db_format::RulesKey>>> = BTreeMap::new();
     for p in &files {
-        match LevelFile::open_any(p).and_then(|f| f.verify().map(|()| f)) {
-            Ok(f) => {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some((slug, k)) = parse_level_name(&name) else {
+            problems += 1;
+            let _ = writeln!(
+                out,
+                "UNKNOWN  {}: not named as a level (<rules>-kNNN.kdb)",
+                p.display()
+            );
+            continue;
+        };
+        let found = match LevelFile::open_any(p).and_then(|f| f.verify().map(|()| f)) {
+            Ok(f) if file_name(&f.rules(), f.seeds()) == name => {
                 let _ = writeln!(out, "ok       {}", p.display());
-                if !rule_sets.contains(&f.rules()) {
-                    rule_sets.push(f.rules());
-                }
+                Some(f.rules())
+            }
+            Ok(f) => {
+                problems += 1;
+                let _ = writeln!(
+                    out,
+                    "MISNAMED {}: holds level {} of [{}], whose name is {}",
+                    p.display(),
+                    f.seeds(),
+                    f.rules(),
+                    file_name(&f.rules(), f.seeds())
+                );
+                None
             }
             Err(e) => {
                 problems += 1;
                 let _ = writeln!(out, "DAMAGED  {e}");
+                None
             }
-        }
+        };
+        sets.entry(slug.to_string()).or_default().insert(k, found);
     }
-    // Pass 2: re-derive entries from their successors' stored values.
-    for key in rule_sets {
-        let rules = match rules_from_key(&key) {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(out, "skip re-derivation of [{key}]: {e}");
-                continue;
-            }
-        };
-        let db = match Database::open(&a.dir, &rules) {
-            Ok(db) => db,
-            Err(e) => {
-                let _ = writeln!(out, "skip re-derivation of [{key}]: {e}");
-                continue;
-            }
-        };
-        let game = Game::new(rules);
-        for k in 0..db.levels() {
-            let count = level_size(key.cells(), k);
-            let LevelCheck { checked, wrong } =
-                rederive_level(&game, &db, k, a.full_up_to, a.sample);
-            let what = if checked == count {
-                "all".to_string()
-            } else {
-                "sample of".to_string()
-            };
-            match wrong {
+    if sets.is_empty() {
+        return Err(DbCmdError::NoLevels(a.dir.display().to_string()));
+    }
+    if sets.len() > 1 {
+        problems += 1;
+        let names: Vec<&str> = sets.keys().map(String::as_str).collect();
+        let _ = writeln!(
+            out,
+            "MIXED    {} holds levels of {} rule sets or pit counts ({}); a database is one",
+            a.dir.display(),
+            sets.len(),
+            names.join(", ")
+        );
+    }
+    // Pass 2: re-derive the sound levels from 0 up to the first missing, damaged or wrong
+    // one; the levels above it were derived from it and are not re-derived.
+    for (slug, levels) in &sets {
+        let top = levels.keys().last().copied().unwrap_or(0);
+        let mut first_bad: Option<(u32, &str)> = None;
+        for k in 0..=top {
+            match levels.get(&k) {
                 None => {
-                    let _ = writeln!(
-                        out,
-                        "ok       level {k:3} of [{key}]: {what} {checked} entries re-derived"
-                    );
-                }
-                Some(Mismatch {
-                    rank,
-                    stored,
-                    derived,
-                }) => {
-                    let derived = derived
-                        .map_or("nothing (a successor is missing)".to_string(), |v| {
-                            v.to_string()
-                        });
                     problems += 1;
-                    let _ = writeln!(
-                        out,
-                        "WRONG    level {k:3} of [{key}]: entry {rank} holds {stored} but its successors give {derived}"
-                    );
+                    let _ = writeln!(out, "MISSING  level {k:3} of {slug}");
+                    first_bad.get_or_insert((k, "missing"));
+                }
+                Some(None) => {
+                    first_bad.get_or_insert((k, "damaged"));
+                }
+                Some(Some(_)) => {}
+            }
+        }
+        let below = first_bad.map_or(top + 1, |(k, _)| k);
+        let key = levels.values().flatten().next().copied();
+        let mut rederived = 0;
+        if let (true, Some(key)) = (below > 0, key) {
+            match rules_from_key(&key)
+                .map_err(|e| e.to_string())
+                .and_then(|r| {
+                    Database::open_up_to(&a.dir, &r, below - 1)
+                        .map(|db| (r, db))
+                        .map_err(|e| e.to_string())
+                }) {
+                Err(e) => {
+                    problems += 1;
+                    let _ = writeln!(out, "skip re-derivation of [{key}]: {e}");
+                    first_bad = Some((0, "unreadable"));
+                }
+                Ok((rules, db)) => {
+                    let game = Game::new(rules);
+                    for k in 0..db.levels() {
+                        let count = level_size(key.cells(), k);
+                        let LevelCheck { checked, wrong } =
+                            rederive_level(&game, &db, k, a.full_up_to, a.sample);
+                        let what = if checked == count { "all" } else { "sample of" };
+                        match wrong {
+                            None => {
+                                rederived = k + 1;
+                                let _ = writeln!(
+                                    out,
+                                    "ok       level {k:3} of [{key}]: {what} {checked} entries re-derived"
+                                );
+                            }
+                            Some(Mismatch {
+                                rank,
+                                stored,
+                                derived,
+                            }) => {
+                                let derived = derived
+                                    .map_or("nothing (a successor is missing)".to_string(), |v| {
+                                        v.to_string()
+                                    });
+                                problems += 1;
+                                let _ = writeln!(
+                                    out,
+                                    "WRONG    level {k:3} of [{key}]: entry {rank} holds {stored} but its successors give {derived}"
+                                );
+                                first_bad = Some((k, "wrong"));
+                                break;
+                            }
+                        }
+                    }
                 }
             }
         }
+        if let Some((j, why)) = first_bad {
+            for (&k, _) in levels.range(j + 1..).filter(|(_, f)| f.is_some()) {
+                let _ = writeln!(
+                    out,
+                    "UNVERIFIED level {k:3} of {slug}: its checksum holds, but it was derived \
+                     from level {j}, which is {why}; rebuild the levels from {j} up"
+                );
+            }
+        }
+        let checked = match rederived {
+            0 => "no level re-derived".to_string(),
+            n => format!("levels 0..={} re-derived and sound", n - 1),
+        };
+        let rest = match first_bad {
+            Some((j, why)) => format!("; levels {j}..={top} not (level {j} is {why})"),
+            None => String::new(),
+        };
+        let _ = writeln!(out, "summary  {slug}: {checked}{rest}");
     }
     if problems > 0 {
         return Err(DbCmdError::VerifyFailed(
@@ -458,6 +680,10 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
 
 fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
+    if rules.pie {
+        return Err(crate::cmd::solve::pie_unused("db probe"));
+    }
+    crate::cmd::solve::check_db_dir(&a.db)?;
     let db = Database::open(&a.db, &rules).map_err(DbCmdError::from)?;
     if db.levels() == 0 {
         return Err(DbCmdError::Empty {
@@ -469,14 +695,13 @@ fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
     }
     let board = pos.board();
     let seeds = board.seeds();
-    let value = db
-        .value(&board)
-        .filter(|_| seeds <= db.max_seeds())
-        .ok_or_else(|| DbCmdError::NotCovered {
-            seeds,
-            max: db.max_seeds(),
-            dir: a.db.display().to_string(),
-        })?;
+    let value = db.value(&board).filter(|_| seeds <= db.max_seeds());
+    db.check().map_err(DbCmdError::from)?;
+    let value = value.ok_or_else(|| DbCmdError::NotCovered {
+        seeds,
+        max: db.max_seeds(),
+        dir: a.db.display().to_string(),
+    })?;
     let side = pos.to_move;
     let margin = solver::score::margin(&pos, value);
     let mut out = std::io::stdout().lock();
@@ -493,10 +718,12 @@ fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
     )?;
     writeln!(
         out,
-        "margin:   {margin:+} (final South minus North: store margin {:+} {} {})",
+        "margin:   {margin:+} (final South minus North: the store margin {:+} {} the future \
+         gain {} of {}, the side to move)",
         pos.store_margin(),
-        if side.sign() > 0 { "+" } else { "-" },
-        value
+        if side.sign() > 0 { "plus" } else { "minus" },
+        format_args!("{value:+}"),
+        side.letter()
     )?;
     Ok(())
 }

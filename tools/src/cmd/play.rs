@@ -45,6 +45,9 @@ pub struct ShowArgs {
 /// before it have been printed.
 pub fn run_play(args: &PlayArgs) -> Result<(), CliError> {
     let (rules, start) = resolve(&args.rules, &args.position)?;
+    if rules.pie {
+        return Err(crate::cmd::solve::pie_unused("play"));
+    }
     let game = Game::new(rules);
     let record = args.moves.join(" ");
     let (played, error) = play_prefix(&game, &start, &record)?;
@@ -146,6 +149,9 @@ fn score_line(pos: &Position, margin: i32) -> String {
 /// Print the position, whose turn it is and the legal moves, annotated.
 pub fn run_show(args: &ShowArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&args.rules, &args.position)?;
+    if rules.pie {
+        return Err(crate::cmd::solve::pie_unused("show"));
+    }
     let game = Game::new(rules);
     let moves = legal_moves(&game, &pos);
     let over = pos.is_over(&game);

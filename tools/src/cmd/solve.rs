@@ -11,7 +11,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::analysis::{self, MoveMargin, Solution};
 use solver::dbfile::Database;
-pub use solver::engine::transposition_table;
 use solver::engine::{Engine, Method, Settings, Sources};
 use solver::pie::{self, PieAnalysis};
 use solver::search::tt::{Table, EXACT};
@@ -36,8 +35,9 @@ const CYCLIC_PV_LIMIT: usize = 200;
 /// Options shared by the commands that search.
 #[derive(Args, Debug, Clone)]
 pub struct SearchArgs {
-    /// Transposition table size in MiB
-    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB)]
+    /// Transposition table size in MiB, from 1 (no more than the memory available)
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
+          value_parser = parse_tt_mb)]
     pub tt_mb: usize,
     /// Search threads, all cores by default: the search splits its larger nodes' moves
     /// between them, all sharing one table (for the pie rule's and each move's search too)
@@ -65,14 +65,66 @@ pub fn all_cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// A `--threads` value: a whole number from 1.
+/// `--threads` may ask for at most this many threads per core: more only add switching
+/// (a search on 100000 threads took minutes instead of half a second).
+pub const THREADS_PER_CORE: usize = 4;
+
+/// A `--threads` value, the same for every command: a whole number from 1 to
+/// [`THREADS_PER_CORE`] times the machine's cores.
 pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let max = THREADS_PER_CORE * all_cores();
     match s.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "'{s}' is not a thread count (a whole number from 1)"
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(0) => Err(format!(
+            "'0' is not a thread count: 0 threads cannot run anything (give a whole number \
+             from 1 to {max})"
+        )),
+        Ok(n) => Err(format!(
+            "{n} threads is more than {THREADS_PER_CORE} per core of this machine's {} \
+             (at most {max}): more threads than that only slow the work down",
+            all_cores()
+        )),
+        Err(_) => Err(format!(
+            "'{s}' is not a thread count (a whole number from 1 to {max})"
         )),
     }
+}
+
+/// A `--tt-mb` value: a whole number of MiB from 1 (a table of 0 MiB cannot hold the
+/// search; the memory it may take is checked when it is allocated).
+pub fn parse_tt_mb(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => {
+            Err("a transposition table of 0 MiB cannot hold a search: give at least 1".to_string())
+        }
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "'{s}' is not a size in MiB (a whole number from 1)"
+        )),
+    }
+}
+
+/// The transposition table of [`solver::engine::transposition_table`], refused with the
+/// figures when it is larger than the memory available (MemAvailable in /proc/meminfo),
+/// before any of it is allocated: the search touches all of it.
+pub fn transposition_table(
+    rules: &Rules,
+    seeds: u32,
+    max_mb: usize,
+) -> Result<Option<solver::search::tt::Table>, CliError> {
+    if Method::for_rules(rules) != Method::Cyclic {
+        let mb = solver::search::tt::sized_for(rules.pits(), seeds, max_mb) as u64;
+        if let Some(avail) = crate::cmd::db::mem_available() {
+            if mb << 20 > avail {
+                return Err(CliError::BadOption(format!(
+                    "--tt-mb {max_mb}: a transposition table of {mb} MiB is more than the \
+                     {} MiB of memory available (MemAvailable in /proc/meminfo)",
+                    avail >> 20
+                )));
+            }
+        }
+    }
+    Ok(solver::engine::transposition_table(rules, seeds, max_mb)?)
 }
 
 /// The `--endgame` choice.
@@ -173,6 +225,52 @@ impl Progress {
     }
 }
 
+/// The boards the retrograde analysis of rules that can cycle holds to solve a position
+/// with `seeds` seeds on a board of `pits` pits a side, and the bytes it needs: one a
+/// board for every level, and for the level being solved its working arrays (a floor, a
+/// cap and a move count a board, and up to `pits` same-level children of four bytes, a
+/// bound on [`solver::gen::cyclic`]'s arrays). `None` where a figure overflows.
+fn cyclic_estimate(pits: usize, seeds: u32) -> (Option<u64>, Option<u64>) {
+    let cells = 2 * pits;
+    let positions = (0..=seeds).try_fold(0u64, |sum, k| {
+        sum.checked_add(db_format::checked_level_size(cells, k)?)
+    });
+    let top = db_format::checked_level_size(cells, seeds);
+    let bytes = positions
+        .zip(top)
+        .and_then(|(p, t)| p.checked_add(t.checked_mul(3 + 4 * pits as u64)?));
+    (positions, bytes)
+}
+
+/// The refusal of `--pie` by a command that has no use for it (only `kalah solve` and
+/// `kalah verify` analyse the swap).
+pub fn pie_unused(cmd: &str) -> CliError {
+    CliError::BadOption(format!(
+        "--pie: kalah {cmd} does not use the pie rule (kalah solve analyses the swap); leave \
+         it out"
+    ))
+}
+
+/// `--db DIR` checked before any level is looked for in it: a missing path, a file and an
+/// unreadable directory each get their own message (not "level 0 is missing").
+pub fn check_db_dir(dir: &std::path::Path) -> Result<(), CliError> {
+    let why = match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such directory".to_string(),
+        Err(e) => e.to_string(),
+        Ok(m) if !m.is_dir() => {
+            "not a directory (give the directory of the level files)".to_string()
+        }
+        Ok(_) => match std::fs::read_dir(dir) {
+            Ok(_) => return Ok(()),
+            Err(e) => format!("cannot read the directory: {e}"),
+        },
+    };
+    Err(CliError::BadOption(format!(
+        "--db {}: {why}",
+        dir.display()
+    )))
+}
+
 /// Resources that must outlive the engine.
 struct Backing {
     game: Game,
@@ -194,6 +292,7 @@ fn backing(
     let game = Game::new(rules);
     let db = match &search.db {
         Some(dir) => {
+            check_db_dir(dir)?;
             let db = Database::open(dir, &rules).map_err(crate::cmd::db::DbCmdError::from)?;
             if db.levels() == 0 {
                 return Err(CliError::NoDatabase {
@@ -212,8 +311,30 @@ fn backing(
     };
     let memory = if Method::for_rules(&rules) == Method::Cyclic {
         let seeds = pos.board_seeds();
+        let (positions, bytes) = cyclic_estimate(rules.pits(), seeds);
+        let avail = crate::cmd::db::mem_available();
+        let fits = match (bytes, avail) {
+            (Some(b), Some(a)) => b <= a,
+            (None, _) => false,
+            (Some(_), None) => true,
+        };
+        let figures = format!(
+            "{} positions, about {} MiB",
+            positions.map_or("more than 2^64".to_string(), |p| p.to_string()),
+            bytes.map_or("more than 2^44".to_string(), |b| (b >> 20).to_string())
+        );
+        if !fits {
+            return Err(CliError::BadOption(format!(
+                "clockwise sowing can cycle, so these rules are solved by retrograde analysis \
+                 of every board with up to {seeds} seeds: {figures}, but only {} MiB of memory \
+                 are available (MemAvailable in /proc/meminfo); solve a position with fewer \
+                 seeds",
+                avail.unwrap_or(0) >> 20
+            )));
+        }
         progress.line(&format!(
-            "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} seeds"
+            "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} \
+             seeds ({figures})"
         ));
         let t = Instant::now();
         let mem = cyclic::solve_in_memory(&game, &pos.board(), |k, n| {
@@ -260,6 +381,12 @@ pub fn endgame_table(
 ) -> Result<Option<Endgame>, CliError> {
     if Method::for_rules(game.rules()) == Method::Cyclic {
         // The retrograde analysis holds every level already.
+        if let EndgameArg::Level(k) = arg {
+            return Err(CliError::BadOption(format!(
+                "--endgame {k}: clockwise rules are solved by retrograde analysis, which \
+                 holds every level already; leave --endgame out"
+            )));
+        }
         return Ok(None);
     }
     let level = match arg {
@@ -281,6 +408,20 @@ pub fn endgame_table(
     let Some(k) = level else {
         return Ok(None);
     };
+    if let (Some(boards), Some(avail)) = (
+        Endgame::boards(game.pits(), k),
+        crate::cmd::db::mem_available(),
+    ) {
+        if boards > avail {
+            return Err(CliError::BadOption(format!(
+                "the endgame table of boards with up to {k} seeds needs {} MiB but only {} MiB \
+                 of memory are available (MemAvailable in /proc/meminfo); choose a smaller \
+                 --endgame",
+                boards >> 20,
+                avail >> 20
+            )));
+        }
+    }
     let t = Instant::now();
     let table = Endgame::build(game, k, |j, _| {
         progress(&format!("endgame table: level {j}/{k}"), false);
@@ -342,6 +483,37 @@ fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: 
     ));
 }
 
+/// What a solve on `db` (opened from `dir`) returned, checked: `Err` if a value read from
+/// the database was out of range (naming the file and the entry), or if the values read
+/// contradicted each other (naming the damaged file, found by checking every level's
+/// checksum). Nothing read through a database is printed before this check.
+pub fn checked<T>(
+    found: Result<T, solver::SolveError>,
+    db: Option<(&Database, &std::path::Path)>,
+    pos: &Position,
+) -> Result<T, CliError> {
+    if let Some((db, _)) = db {
+        db.check().map_err(crate::cmd::db::DbCmdError::from)?;
+    }
+    match (found, db) {
+        (Err(e @ solver::SolveError::Contradiction { .. }), Some((db, dir))) => {
+            let finding = match db.find_damage() {
+                Err(damage) => format!("the damage: {damage}"),
+                Ok(()) => "every level file's checksum and value range hold, so the \
+                           files were built wrong: rebuild the database"
+                    .to_string(),
+            };
+            Err(CliError::Contradiction {
+                dir: dir.to_path_buf(),
+                position: pos.to_string(),
+                source: e,
+                finding,
+            })
+        }
+        (found, _) => Ok(found?),
+    }
+}
+
 /// `kalah solve`.
 pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let a = &args.common;
@@ -354,12 +526,14 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let guess = args.guess.map(|m| solver::score::gain(&pos, m));
     let mut engine = engine(&back, &a.search, table, guess)?;
     let start = Instant::now();
-    let solution: Solution = match &mut engine {
+    let found = match &mut engine {
         Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
             report_iteration(&progress, &pos, it, start)
         }),
         Engine::Cyclic(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
     };
+    let db = back.db.as_ref().zip(a.search.db.as_deref());
+    let solution: Solution = checked(found, db, &pos)?;
     let pie = if rules.pie {
         progress.message("pie rule: solving every whole first turn");
         let mut done = 0;
@@ -375,6 +549,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     } else {
         None
     };
+    checked(Ok(()), db, &pos)?;
     let seconds = start.elapsed().as_secs_f64();
     progress.finish();
     let (nodes, probes, reads, tt) = match &engine {
@@ -423,10 +598,14 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     say!("rules:     {rules}");
     say!("position:  {pos}");
     say!(
-        "value:     {} (final margin, South minus North; {} to move gains {} more than the opponent)",
+        "value:     {} (final margin, South minus North; {} to move {})",
         signed(solution.margin),
         crate::view::side_name(pos.to_move),
-        signed(solution.value)
+        match solution.value {
+            0 => "gains as much as the opponent from here".to_string(),
+            v if v > 0 => format!("gains {v} more than the opponent from here"),
+            v => format!("gains {} fewer than the opponent from here", -v),
+        }
     );
     match pv.first() {
         Some(b) => say!("best move: {b}"),
@@ -434,7 +613,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     }
     if !pv.is_empty() {
         let more = if method == Method::Cyclic && pv.len() == CYCLIC_PV_LIMIT {
-            " …"
+            " … (cut after the first moves: play that can cycle may keep its value for ever)"
         } else {
             ""
         };
@@ -522,6 +701,9 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
 /// `kalah moves`.
 pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
+    if rules.pie {
+        return Err(crate::cmd::solve::pie_unused("moves"));
+    }
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
@@ -538,6 +720,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
         ));
     });
     progress.finish();
+    checked(Ok(()), back.db.as_ref().zip(a.search.db.as_deref()), &pos)?;
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
         for m in &margins {

@@ -142,8 +142,9 @@ pub struct VerifyArgs {
     /// List the cases and their cost classes without solving
     #[arg(long)]
     pub list: bool,
-    /// Transposition table size in MiB (a fresh table for each case)
-    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB)]
+    /// Transposition table size in MiB (a fresh table for each case), from 1
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
+          value_parser = crate::cmd::solve::parse_tt_mb)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
@@ -205,8 +206,11 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     let game = Game::new(rules);
     let start = Instant::now();
     let db = match &a.db {
-        Some(dir) => Some(Database::open(dir, &rules).map_err(DbCmdError::from)?)
-            .filter(|db| db.levels() > 0),
+        Some(dir) => Some({
+            crate::cmd::solve::check_db_dir(dir)?;
+            Database::open(dir, &rules).map_err(DbCmdError::from)?
+        })
+        .filter(|db| db.levels() > 0),
         None => None,
     };
     let seeds = game.rules().total_seeds();
@@ -240,6 +244,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
             bar.set_message(format!("{}: {depth} done", case.id()));
         }
     });
+    let solution = crate::cmd::solve::checked(solution, db.as_ref().zip(a.db.as_deref()), &pos)?;
     Ok(Outcome {
         value: solution.margin,
         nodes: solver.nodes,
@@ -265,7 +270,12 @@ fn progress_bar(quiet: bool, len: usize) -> Option<ProgressBar> {
 /// `kalah verify`.
 pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
     let (text, what) = match &a.data {
-        Some(path) => (std::fs::read_to_string(path)?, path.display().to_string()),
+        Some(path) => (
+            std::fs::read_to_string(path).map_err(|e| {
+                CliError::BadOption(format!("--data {}: cannot read it: {e}", path.display()))
+            })?,
+            path.display().to_string(),
+        ),
         None => (
             PUBLISHED.to_string(),
             "tools/data/published.txt".to_string(),

@@ -390,7 +390,9 @@ impl Explorer {
             // Invariant: the game is not over, so there is a legal move.
             let best = margins.first().map_or(0, |m| m.margin);
             let gain = pos.to_move.sign() * (best - pos.store_margin());
-            let pv = oracle.principal_variation(&pos.board(), gain, limit);
+            let pv = oracle
+                .principal_variation(&pos.board(), gain, limit)
+                .map_err(|e| ComputeError::Failed(e.to_string()))?;
             if cancel.load(Ordering::Relaxed) {
                 return Err(budget_message());
             }

@@ -1,0 +1,125 @@
+//! Arbitrary and mutated bytes fed to every decoder and reader of the crate: each answers
+//! with an error or with the value that was written, never a panic or an impossible value.
+
+use std::fs;
+use std::path::Path;
+
+use db_format::shard::{merge_shards, write_shard, ShardHeader, ShardSpec};
+use db_format::value::{decode, in_range};
+use db_format::{file_name, level_size, write_level, Header, LevelFile, RulesKey, HEADER_LEN};
+use proptest::prelude::*;
+
+/// A small valid level: 2 pits a side, 5 seeds, values a function of the rank.
+const SEEDS: u32 = 5;
+
+fn values() -> Vec<i8> {
+    let n = level_size(4, SEEDS);
+    (0..n).map(|i| (i % 11) as i8 - 5).collect()
+}
+
+fn key() -> RulesKey {
+    RulesKey::standard(2)
+}
+
+/// A level file's bytes as written.
+fn level_bytes(dir: &Path) -> Vec<u8> {
+    let p = write_level(dir, &key(), SEEDS, &values()).unwrap();
+    fs::read(p).unwrap()
+}
+
+/// Opens the bytes as a level of the expected rules and seeds, and checks what a reader
+/// gets: an error, or (after `verify`) exactly the values written.
+fn check_level(dir: &Path, bytes: &[u8]) {
+    let path = dir.join(file_name(&key(), SEEDS));
+    fs::write(&path, bytes).unwrap();
+    let _ = Header::decode(bytes);
+    let _ = Header::decode_from(bytes, &path);
+    if let Ok(f) = LevelFile::open_any(&path) {
+        // Reads of a file that opened are bounded and never panic, verified or not.
+        for r in [0, f.len() / 2, f.len().saturating_sub(1), f.len(), u64::MAX] {
+            let _ = f.try_get(r);
+        }
+        if f.verify().is_ok() {
+            assert!(f.values().iter().all(|&v| in_range(v, f.seeds())));
+        }
+    }
+    if let Ok(f) = LevelFile::open(&path, &key(), SEEDS) {
+        if f.verify().is_ok() {
+            assert_eq!(f.values(), &values()[..], "a damaged file read as sound");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn arbitrary_bytes_are_refused_or_read_back(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let dir = tempfile::tempdir().unwrap();
+        check_level(dir.path(), &bytes);
+        let _ = ShardHeader::decode_from(&bytes, Path::new("x"));
+    }
+
+    #[test]
+    fn mutated_level_files_are_refused_or_read_back(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+        header_only in any::<bool>(),
+        cut in prop::option::of(any::<prop::sample::Index>()),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = level_bytes(dir.path());
+        for (at, b) in edits {
+            let i = if header_only { at.index(HEADER_LEN) } else { at.index(bytes.len()) };
+            bytes[i] = b;
+        }
+        if let Some(c) = cut {
+            bytes.truncate(c.index(bytes.len()));
+        }
+        check_level(dir.path(), &bytes);
+    }
+
+    #[test]
+    fn mutated_shards_are_refused_or_merged_back(
+        at in any::<prop::sample::Index>(),
+        b in any::<u8>(),
+        which in 0u32..2,
+        cut in prop::option::of(any::<prop::sample::Index>()),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let v = values();
+        let count = v.len() as u64;
+        let mut paths = Vec::new();
+        for index in 0..2 {
+            let spec = ShardSpec { index, count: 2 };
+            let r = spec.ranks(count);
+            paths.push(
+                write_shard(dir.path(), &key(), SEEDS, spec, &v[r.start as usize..r.end as usize])
+                    .unwrap(),
+            );
+        }
+        let p = &paths[which as usize];
+        let mut bytes = fs::read(p).unwrap();
+        let i = at.index(bytes.len());
+        bytes[i] = b;
+        if let Some(c) = cut {
+            bytes.truncate(c.index(bytes.len()));
+        }
+        let _ = ShardHeader::decode_from(&bytes, p);
+        fs::write(p, &bytes).unwrap();
+        if let Ok(out) = merge_shards(dir.path(), true) {
+            for path in out {
+                let f = LevelFile::open(&path, &key(), SEEDS).unwrap();
+                f.verify().unwrap();
+                prop_assert_eq!(f.values(), &v[..]);
+            }
+        }
+    }
+
+    #[test]
+    fn every_byte_decodes_in_range_or_not_at_all(byte in any::<u8>(), seeds in 0u32..200) {
+        match decode(byte, seeds) {
+            Ok(v) => prop_assert!(in_range(v, seeds) && v as u8 == byte),
+            Err(_) => prop_assert!(!in_range(byte as i8, seeds)),
+        }
+    }
+}

@@ -1,0 +1,594 @@
+//! Damaged databases, odd files and resource flags: what a careless or hostile user can
+//! hand the `kalah` command gets a clear error, never a panic, a hang or an impossible
+//! value. One Kalah(6) database of levels 0..=12 is built once per test binary and copied
+//! by each test that damages it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use db_format::{file_name, Ranker, RulesKey, HEADER_LEN};
+
+fn kalah() -> Command {
+    Command::cargo_bin("kalah").unwrap()
+}
+
+/// A 12-seed position (A to move) on the principal variation of which the damaged
+/// byte lies: its own entry in level 12.
+const POS12: &str = "2,1,0,1,0,1/10/1,0,2,1,0,3/8/A";
+
+/// The intact database, levels 0..=12 of standard Kalah(6), built once.
+fn pristine() -> &'static Path {
+    static DB: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        kalah()
+            .args([
+                "db",
+                "build",
+                "--pits",
+                "6",
+                "--max-seeds",
+                "12",
+                "--no-timings",
+            ])
+            .arg("--out")
+            .arg(dir.path())
+            .assert()
+            .success();
+        dir
+    })
+    .path()
+}
+
+/// A fresh copy of the intact database.
+fn copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for e in fs::read_dir(pristine()).unwrap() {
+        let e = e.unwrap();
+        fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+    }
+    dir
+}
+
+/// The level file of `k` seeds in `dir`.
+fn level(dir: &Path, k: u32) -> PathBuf {
+    dir.join(file_name(&RulesKey::standard(6), k))
+}
+
+/// Writes `byte` over the entry of the board `cells` (mover's pits first) in its level.
+fn set_entry(dir: &Path, cells: &[u8; 12], byte: u8) -> PathBuf {
+    let k: u32 = cells.iter().map(|&c| u32::from(c)).sum();
+    let rank = Ranker::new(12, k).unwrap().rank(cells);
+    let path = level(dir, k);
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[HEADER_LEN + rank as usize] = byte;
+    fs::write(&path, &bytes).unwrap();
+    path
+}
+
+const CELLS12: [u8; 12] = [2, 1, 0, 1, 0, 1, 1, 0, 2, 1, 0, 3];
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn a_self_contradicting_database_is_an_error_naming_the_damaged_file() {
+    let dir = copy();
+    // +12, in range but wrong: the principal variation finds no move that attains it.
+    let path = set_entry(dir.path(), &CELLS12, 0x0c);
+    let out = kalah()
+        .args(["solve", "--quiet", "--db"])
+        .arg(dir.path())
+        .args(["--position", POS12])
+        .assert()
+        .failure()
+        .code(1);
+    let err = text(&out.get_output().stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("contradicts itself"), "{err}");
+    assert!(err.contains(POS12), "{err}");
+    assert!(
+        err.contains(&*path.file_name().unwrap().to_string_lossy()) && err.contains("checksum"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_out_of_range_entry_is_never_printed() {
+    let dir = copy();
+    let path = set_entry(dir.path(), &CELLS12, 0x7f);
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    for args in [
+        &["db", "probe", "--position", POS12, "--db"][..],
+        &["solve", "--quiet", "--position", POS12, "--db"][..],
+    ] {
+        let out = kalah()
+            .args(args)
+            .arg(dir.path())
+            .assert()
+            .failure()
+            .code(1);
+        let (stdout, err) = (
+            text(&out.get_output().stdout),
+            text(&out.get_output().stderr),
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!stdout.contains("+127"), "{args:?}: {stdout}");
+        assert!(
+            err.contains(&name) && err.contains("outside -12..=12"),
+            "{args:?}: {err}"
+        );
+    }
+    // The intact database answers the same position.
+    let out = kalah()
+        .args(["db", "probe", "--position", POS12, "--db"])
+        .arg(pristine())
+        .assert()
+        .success();
+    assert!(text(&out.get_output().stdout).contains("value:"));
+}
+
+#[test]
+fn named_pipes_are_refused_not_read() {
+    let dir = copy();
+    let path = level(dir.path(), 12);
+    fs::remove_file(&path).unwrap();
+    let fifo = |p: &Path| {
+        let ok = std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    fifo(&path);
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let shards = tempfile::tempdir().unwrap();
+    let shard = shards.path().join(format!("{name}.shard-0-of-2"));
+    fifo(&shard);
+    let d = dir.path().to_str().unwrap();
+    let p = path.to_str().unwrap();
+    let s = shards.path().to_str().unwrap();
+    for args in [
+        vec!["db", "verify", d],
+        vec!["db", "info", p],
+        vec!["db", "probe", "--db", d, "--position", POS12],
+        vec!["solve", "--quiet", "--db", d, "--position", POS12],
+        vec!["db", "merge", "--dir", s],
+    ] {
+        let out = kalah()
+            .args(&args)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .failure();
+        let err = text(&out.get_output().stderr) + &text(&out.get_output().stdout);
+        assert!(err.contains("named pipe"), "{args:?}: {err}");
+    }
+}
+
+/// `kalah db verify DIR`: its exit status and output.
+fn verify(dir: &Path) -> (Option<i32>, String) {
+    let out = kalah()
+        .args(["db", "verify", "--full-up-to", "100000", "--sample", "2000"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    (out.status.code(), text(&out.stdout) + &text(&out.stderr))
+}
+
+#[test]
+fn db_verify_passes_only_a_whole_sound_database_and_blames_only_the_damaged_level() {
+    let (code, out) = verify(pristine());
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("levels 0..=12 re-derived and sound"), "{out}");
+
+    // One damaged byte in level 6: level 6 is damaged, 7..=12 unverified, none wrong.
+    let dir = copy();
+    let mut bytes = fs::read(level(dir.path(), 6)).unwrap();
+    bytes[HEADER_LEN + 10] ^= 1;
+    fs::write(level(dir.path(), 6), &bytes).unwrap();
+    let (code, out) = verify(dir.path());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(!out.contains("WRONG"), "{out}");
+    assert!(out.contains("DAMAGED") && out.contains("k006.kdb"), "{out}");
+    for k in 7..=12 {
+        assert!(out.contains(&format!("UNVERIFIED level {k:3}")), "{out}");
+    }
+    assert!(out.contains("levels 0..=5 re-derived and sound"), "{out}");
+
+    // Directories that solve refuses or only partly uses: all refused, saying why.
+    let other = tempfile::tempdir().unwrap();
+    kalah()
+        .args([
+            "db",
+            "build",
+            "--pits",
+            "6",
+            "--max-seeds",
+            "3",
+            "--capture",
+            "none",
+        ])
+        .arg("--out")
+        .arg(other.path())
+        .assert()
+        .success();
+    let none3 = other
+        .path()
+        .join(file_name(&RulesKey::standard(6), 3).replace("-standard-", "-none-"));
+    type Damage = Box<dyn Fn(&Path)>;
+    let cases: Vec<(&str, Damage, &str)> = vec![
+        (
+            "level 0 deleted",
+            Box::new(|d| fs::remove_file(level(d, 0)).unwrap()),
+            "MISSING  level   0",
+        ),
+        (
+            "a middle level deleted",
+            Box::new(|d| fs::remove_file(level(d, 5)).unwrap()),
+            "MISSING  level   5",
+        ),
+        (
+            "level 12 copied to 13",
+            Box::new(|d| {
+                fs::copy(level(d, 12), level(d, 13)).unwrap();
+            }),
+            "MISNAMED",
+        ),
+        (
+            "levels 3 and 4 swapped",
+            Box::new(|d| {
+                let t = d.join("t");
+                fs::rename(level(d, 3), &t).unwrap();
+                fs::rename(level(d, 4), level(d, 3)).unwrap();
+                fs::rename(&t, level(d, 4)).unwrap();
+            }),
+            "MISNAMED",
+        ),
+        (
+            "a level of other rules under this name",
+            Box::new(move |d| {
+                fs::copy(&none3, level(d, 3)).unwrap();
+            }),
+            "capture=none",
+        ),
+        (
+            "no levels at all",
+            Box::new(|d| {
+                for k in 0..=12 {
+                    fs::remove_file(level(d, k)).unwrap();
+                }
+            }),
+            "holds no level files",
+        ),
+    ];
+    for (what, damage, says) in cases {
+        let dir = copy();
+        damage(dir.path());
+        let (code, out) = verify(dir.path());
+        assert_eq!(code, Some(1), "{what}: {out}");
+        assert!(out.contains(says), "{what}: {out}");
+        assert!(!out.contains("WRONG"), "{what}: {out}");
+    }
+}
+
+#[test]
+fn a_second_build_into_one_directory_is_refused_and_a_dead_lock_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join(".lock");
+    let build = || {
+        kalah()
+            .args([
+                "db",
+                "build",
+                "--pits",
+                "3",
+                "--max-seeds",
+                "4",
+                "--no-timings",
+            ])
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    // A build that runs: this test's own process holds the lock.
+    fs::write(&lock, std::process::id().to_string()).unwrap();
+    let out = build();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("another build holds"), "{err}");
+    assert!(!dir
+        .path()
+        .join(file_name(&RulesKey::standard(3), 0))
+        .exists());
+    // A killed build's lock (no such process): taken over, and removed at the end.
+    fs::write(&lock, "4194999").unwrap();
+    let out = build();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir
+        .path()
+        .join(file_name(&RulesKey::standard(3), 4))
+        .exists());
+    assert!(!lock.exists());
+}
+
+/// Runs `kalah args`, expecting it to be refused with exit status 2 and `says` in stderr.
+fn refused(args: &[&str], says: &str) {
+    let out = kalah().args(args).output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(says), "{args:?}: {err}");
+}
+
+#[test]
+fn thread_counts_are_capped_and_zero_refused_everywhere() {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let over = (4 * cores + 1).to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    for cmd in [
+        vec!["solve", "--pits", "3", "--seeds", "2"],
+        vec!["verify", "--quick"],
+        vec![
+            "db",
+            "build",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "2",
+            "--out",
+            out,
+        ],
+    ] {
+        refused(&[&cmd[..], &["--threads", "0"]].concat(), "0 threads");
+        refused(&[&cmd[..], &["--threads", &over]].concat(), "per core");
+    }
+    assert!(!tmp.path().join(".lock").exists());
+    // The cap itself is accepted and solves.
+    let max = (4 * cores).to_string();
+    kalah()
+        .args([
+            "solve",
+            "--quiet",
+            "--pits",
+            "3",
+            "--seeds",
+            "2",
+            "--threads",
+            &max,
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_table_beyond_the_memory_available_or_of_zero_mib_is_refused() {
+    for cmd in [
+        vec!["solve", "--pits", "6", "--seeds", "4"],
+        vec!["verify", "--cases", "6x4-standard"],
+    ] {
+        refused(&[&cmd[..], &["--tt-mb", "0"]].concat(), "0 MiB");
+        if Path::new("/proc/meminfo").exists() {
+            refused(
+                &[&cmd[..], &["--tt-mb", "18446744073709551615"]].concat(),
+                "of memory available",
+            );
+        }
+    }
+}
+
+#[test]
+fn a_clockwise_solve_too_large_for_memory_is_refused_with_its_figures() {
+    if Path::new("/proc/meminfo").exists() {
+        // Kalah(6,4): every board of up to 48 seeds, over 10^12 positions.
+        refused(&["solve", "--direction", "cw"], "1399358844975 positions");
+    }
+    // A small one runs, and says what it holds.
+    let out = kalah()
+        .args(["solve", "--direction", "cw", "--pits", "3", "--seeds", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("retrograde analysis of every board with up to 12 seeds ("),
+        "{err}"
+    );
+}
+
+#[test]
+fn shard_and_damaged_level_messages_say_what_they_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let build = |extra: &[&str]| {
+        kalah()
+            .args([
+                "db",
+                "build",
+                "--pits",
+                "3",
+                "--max-seeds",
+                "4",
+                "--no-timings",
+            ])
+            .arg("--out")
+            .arg(d)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    assert!(build(&[]).status.success());
+    let k4 = d.join(file_name(&RulesKey::standard(3), 4));
+    fs::remove_file(&k4).unwrap();
+    assert!(build(&["--shard", "0/2"]).status.success());
+    assert!(build(&["--shard", "1/3"]).status.success());
+    // db info on a valid shard describes it.
+    let shard = d.join(format!(
+        "{}.shard-0-of-2",
+        k4.file_name().unwrap().to_string_lossy()
+    ));
+    let out = kalah().args(["db", "info"]).arg(&shard).output().unwrap();
+    let t = text(&out.stdout) + &text(&out.stderr);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("shard:       0 of 2") && !t.contains("bad magic"),
+        "{t}"
+    );
+    // Merging shards of two different counts says so.
+    let out = kalah()
+        .args(["db", "merge", "--dir"])
+        .arg(d)
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("different shard counts") && !err.contains("corrupted"),
+        "{err}"
+    );
+    // A truncated or bad-magic level under its name: db build says to delete it.
+    let k3 = d.join(file_name(&RulesKey::standard(3), 3));
+    for damage in [
+        &b"KALAHDB\0"[..],
+        &b"not a database at all, nothing like one"[..],
+    ] {
+        fs::write(&k3, damage).unwrap();
+        let out = build(&[]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains("delete it to rebuild it"), "{err}");
+    }
+}
+
+#[test]
+fn a_db_or_data_path_that_is_missing_or_a_file_gets_its_own_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("afile");
+    fs::write(&file, "x").unwrap();
+    let missing = tmp.path().join("missing");
+    let (f, m) = (file.to_str().unwrap(), missing.to_str().unwrap());
+    let small = ["--pits", "3", "--seeds", "2"];
+    for (args, says) in [
+        (vec!["solve", "--quiet", "--db", m], "no such directory"),
+        (vec!["solve", "--quiet", "--db", f], "not a directory"),
+        (vec!["db", "probe", "--db", m], "no such directory"),
+        (vec!["moves", "--quiet", "--db", f], "not a directory"),
+    ] {
+        refused(&[&args[..], &small[..]].concat(), says);
+    }
+    refused(&["verify", "--quick", "--db", m], "no such directory");
+    refused(&["verify", "--quick", "--data", m], "cannot read it");
+    let out = kalah()
+        .args(["db", "build", "--pits", "3", "--max-seeds", "2", "--out", f])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stderr).contains("not a directory"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!out.status.success());
+}
+
+#[test]
+fn values_are_worded_without_signs_that_fight() {
+    // North to move, with its future gain read from the database.
+    let pos = "2,1,0,1,0,1/10/1,0,2,1,0,3/8/B";
+    let out = kalah()
+        .args(["db", "probe", "--position", pos, "--db"])
+        .arg(pristine())
+        .output()
+        .unwrap();
+    let t = text(&out.stdout);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("minus the future gain") && !t.contains("- -") && !t.contains("+ -"),
+        "{t}"
+    );
+    // A side that gains less than its opponent: no "gains -N more".
+    let out = kalah()
+        .args(["solve", "--quiet", "--position"])
+        .arg("0,0,1/0/3,3,3/0/A")
+        .output()
+        .unwrap();
+    let t = text(&out.stdout);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("fewer than the opponent") && !t.contains("gains -"),
+        "{t}"
+    );
+    let out = kalah()
+        .args(["solve", "--position", "99999999999,1,1/0/1,1,1/0/A"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stderr).contains("4294967295"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn options_a_command_would_ignore_are_refused() {
+    let small = ["--pits", "3", "--seeds", "2"];
+    for cmd in [vec!["moves", "--quiet"], vec!["show"], vec!["play"]] {
+        refused(
+            &[&cmd[..], &small[..], &["--pie"]].concat(),
+            "does not use the pie rule",
+        );
+    }
+    refused(
+        &["db", "probe", "--pie", "--db", pristine().to_str().unwrap()],
+        "does not use the pie rule",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = kalah()
+        .args([
+            "db",
+            "build",
+            "--pie",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "2",
+            "--out",
+        ])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("does not use the pie rule"));
+    refused(
+        &[
+            "solve",
+            "--direction",
+            "cw",
+            "--pits",
+            "3",
+            "--seeds",
+            "2",
+            "--endgame",
+            "4",
+        ],
+        "leave --endgame out",
+    );
+    // --seeds that names another game than the position's.
+    refused(
+        &["solve", "--seeds", "1", "--position", "2,2,2/0/2,2,2/0/A"],
+        "the position holds 12 seeds, not the 6 of Kalah(3,1)",
+    );
+    kalah()
+        .args([
+            "solve",
+            "--quiet",
+            "--seeds",
+            "2",
+            "--position",
+            "2,2,2/0/2,2,2/0/A",
+        ])
+        .assert()
+        .success();
+}
