@@ -163,7 +163,7 @@ pub struct Solver<'a> {
     stats: tt::Stats,
     /// Nodes visited: calls of [`Solver::test`] that read the transposition table, not
     /// those answered before it by the seeds left, the endgame table, a database or the
-    /// moves into them (see [`Solver::peek`]); the root of a test always counts.
+    /// moves into them (see `Solver::peek`); the root of a test always counts.
     pub nodes: u64,
     /// Values read from the database.
     pub probes: u64,
