@@ -18,6 +18,7 @@ pub mod notation;
 pub mod pie;
 pub mod position;
 pub mod probe;
+pub mod proof;
 pub mod retro;
 pub mod rules;
 pub mod sow;
