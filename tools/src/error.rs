@@ -37,6 +37,9 @@ pub enum CliError {
     /// for memory).
     #[error("{0}")]
     BadOption(String),
+    /// A proof directory cannot be used (see `solver::proof::ProofError`).
+    #[error(transparent)]
+    Proof(#[from] solver::proof::ProofError),
     /// Writing the output failed.
     #[error("cannot write the output: {0}")]
     Io(#[from] std::io::Error),
@@ -51,7 +54,12 @@ impl CliError {
             | CliError::Record(_)
             | CliError::NoDatabase { .. }
             | CliError::BadOption(_) => 2,
-            CliError::Io(_) | CliError::Db(_) | CliError::Solve(_) | CliError::Mismatch(_) => 1,
+            CliError::Proof(solver::proof::ProofError::Refused(_)) => 2,
+            CliError::Io(_)
+            | CliError::Db(_)
+            | CliError::Solve(_)
+            | CliError::Mismatch(_)
+            | CliError::Proof(_) => 1,
         }
     }
 }

@@ -7,6 +7,7 @@ mod args;
 mod cmd_bench;
 mod cmd_db;
 mod cmd_play;
+mod cmd_prove;
 mod cmd_solve;
 mod cmd_verify;
 mod error;
@@ -46,6 +47,9 @@ enum Command {
     Verify(cmd_verify::VerifyArgs),
     /// Solve a fixed list of positions, check their values, print nodes and nodes/s
     Bench(cmd_bench::BenchArgs),
+    /// Solve a position exactly through a proof directory: resumable after a kill, shared
+    /// by many workers, with --status and --check
+    Prove(cmd_prove::ProveArgs),
 }
 
 fn run(cli: &Cli) -> Result<(), CliError> {
@@ -57,6 +61,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Moves(a) => cmd_solve::run_moves(a),
         Command::Verify(a) => cmd_verify::run(a),
         Command::Bench(a) => cmd_bench::run(a),
+        Command::Prove(a) => cmd_prove::run(a),
     }
 }
 

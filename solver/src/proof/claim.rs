@@ -121,7 +121,9 @@ impl Claims {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(e),
         }
-        let taken = fs::read_to_string(&stale).ok().and_then(|t| ClaimInfo::parse(&t));
+        let taken = fs::read_to_string(&stale)
+            .ok()
+            .and_then(|t| ClaimInfo::parse(&t));
         if taken.is_some_and(|c| c.expires >= now_secs()) {
             // Another worker retook it between the read and the rename: give it back.
             if !self.path(unit).exists() {

@@ -419,10 +419,7 @@ impl Proof {
             let mut took = None;
             for i in 0..qs.len() {
                 let q = qs[(i + spread) % qs.len()];
-                if claims
-                    .try_claim(&unit_name(&q))
-                    .map_err(io(&claims_dir))?
-                {
+                if claims.try_claim(&unit_name(&q)).map_err(io(&claims_dir))? {
                     took = Some(q);
                     break;
                 }
@@ -431,7 +428,9 @@ impl Proof {
                 if !opts.wait {
                     return Ok(summary);
                 }
-                events(Event::Waiting { in_flight: qs.len() });
+                events(Event::Waiting {
+                    in_flight: qs.len(),
+                });
                 std::thread::sleep(opts.poll);
                 continue;
             };
@@ -448,9 +447,8 @@ impl Proof {
                 open: qs.len(),
             });
             let t = Instant::now();
-            let (result, nodes) = self.with_lease(&claims, &unit, opts.lease, || {
-                answer(&leaf, q.beta)
-            });
+            let (result, nodes) =
+                self.with_lease(&claims, &unit, opts.lease, || answer(&leaf, q.beta));
             let millis = u32::try_from(t.elapsed().as_millis()).unwrap_or(u32::MAX);
             let record = Record {
                 leaf: q.leaf,
@@ -561,7 +559,9 @@ pub enum Event<'a> {
         seconds: f64,
     },
     /// Every open unit is claimed by another worker.
-    Waiting { in_flight: usize },
+    Waiting {
+        in_flight: usize,
+    },
     Warning(&'a str),
 }
 

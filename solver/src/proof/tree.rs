@@ -246,8 +246,10 @@ impl FrontEnd {
         Some(if g == root.lo { g + 1 } else { g })
     }
 
-    /// The leaf questions still open that decide "root >= beta", deduplicated, in the
-    /// order of a depth-first walk in pit order. Empty when `know` already decides it.
+    /// The leaf questions still open that decide "root >= beta", deduplicated, most
+    /// promising first. Below a node none of whose moves has failed yet, only its most
+    /// promising move is asked about (see `need`), so that the front end searches no more
+    /// than alpha-beta would. Empty when `know` already decides the question.
     pub fn questions(&self, beta: i32, know: &[Interval]) -> Vec<Question> {
         let mut out = Vec::new();
         self.need(self.root, beta, know, &mut out);
@@ -271,7 +273,23 @@ impl FrontEnd {
                 if self.interval(target, know).decides(t) {
                     return;
                 }
+                // Undecided moves, most promising first. Until one move has failed, the
+                // node may well be one that a single move settles: ask only the first
+                // ("young brothers wait"), as alpha-beta would; once one has failed,
+                // every move must be answered, and all are asked at once.
+                let mut open = Vec::new();
+                let mut failed = false;
                 for m in &self.nodes[n].moves {
+                    let iv = self.move_interval(m, know);
+                    if iv.hi < t {
+                        failed = true;
+                    } else {
+                        open.push((std::cmp::Reverse(self.estimate_move(m, know)), m));
+                    }
+                }
+                open.sort_by_key(|&(e, m)| (e, m.pit));
+                let take = if failed { open.len() } else { 1 };
+                for &(_, m) in open.iter().take(take) {
                     let g = m.step.gain();
                     match m.step.next {
                         Next::Over => {}
@@ -281,6 +299,29 @@ impl FrontEnd {
                     }
                 }
             }
+        }
+    }
+
+    /// A guess at the value of `target` for move ordering: the minimax of the front end
+    /// with each leaf worth what its proved bounds allow nearest to 0 (a search to the
+    /// front end's depth with no more gains beyond it, sharpened by what is proved).
+    fn estimate(&self, target: Target, know: &[Interval]) -> i32 {
+        match target {
+            Target::Fixed(v) => v,
+            Target::Leaf(i) => 0.clamp(know[i].lo, know[i].hi),
+            Target::Node(n) => self.nodes[n]
+                .moves
+                .iter()
+                .map(|m| self.estimate_move(m, know))
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
+    fn estimate_move(&self, m: &Move, know: &[Interval]) -> i32 {
+        match m.step.next {
+            Next::Over => m.step.gain(),
+            _ => m.step.value_through(self.estimate(m.to, know)),
         }
     }
 }
@@ -329,7 +370,10 @@ mod tests {
             for depth in 0..=3 {
                 for guess in [-3, 0, 5] {
                     let (proved, value) = prove(pits, seeds, capture, depth, guess);
-                    assert_eq!(proved, value, "Kalah({pits},{seeds}) {capture} depth {depth}");
+                    assert_eq!(
+                        proved, value,
+                        "Kalah({pits},{seeds}) {capture} depth {depth}"
+                    );
                 }
             }
         }
