@@ -449,7 +449,7 @@ fn report(
             },
             "nodes": st.nodes,
             "seconds": st.millis as f64 / 1000.0,
-            "thread_seconds": st.thread_millis as f64 / 1000.0,
+            "cpu_seconds": st.cpu_millis as f64 / 1000.0,
             "result_files": st.files,
             "warnings": st.warnings,
             "this_run": work.map(|w| json!({"units": w.units, "nodes": w.nodes})),
@@ -498,10 +498,10 @@ fn report(
         r.in_flight
     );
     say!(
-        "work:        {} nodes, {:.1}s of search ({:.1} thread-seconds), {} result files",
+        "work:        {} nodes, {:.1}s of search ({:.1} CPU seconds), {} result files",
         st.nodes,
         st.millis as f64 / 1000.0,
-        st.thread_millis as f64 / 1000.0,
+        st.cpu_millis as f64 / 1000.0,
         st.files
     );
     if let Some(w) = work {

@@ -157,8 +157,9 @@ impl Claims {
     /// Push the lease of this worker's claim on `unit` forward; `Ok(false)` when the claim
     /// is no longer this worker's (it expired and was retaken).
     pub fn renew(&self, unit: &str) -> std::io::Result<bool> {
-        if !self.read(unit).is_some_and(|c| c.worker == self.worker) {
-            return Ok(false);
+        match self.read(unit) {
+            Some(c) if c.worker == self.worker => {}
+            _ => return Ok(false),
         }
         let tmp = self.dir.join(format!(".renew-{}-{unit}", self.worker));
         fs::write(&tmp, self.mine().text())?;

@@ -125,8 +125,10 @@ impl Manifest {
     }
 }
 
-/// The deepest front end accepted: each ply multiplies the tree by up to the pits a side.
-pub const MAX_DEPTH: u32 = 12;
+/// The deepest front end accepted: each ply multiplies the tree by up to the pits a side,
+/// and every process holds the whole tree (Kalah(6,6) at depth 8: 217,217 interior nodes
+/// and 943,597 leaves, 0.2 GB).
+pub const MAX_DEPTH: u32 = 8;
 
 /// Why a proof directory cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -187,8 +189,8 @@ pub struct State {
     pub nodes: u64,
     /// Wall-clock milliseconds of the searches, summed over units.
     pub millis: u64,
-    /// Milliseconds times search threads, summed over units: the CPU time spent, at most.
-    pub thread_millis: u64,
+    /// CPU milliseconds of the workers during the units' searches, summed over units.
+    pub cpu_millis: u64,
     /// Torn final records dropped (the units are solved again).
     pub warnings: Vec<String>,
     pub files: usize,
@@ -293,7 +295,7 @@ impl Proof {
             duplicates: 0,
             nodes: 0,
             millis: 0,
-            thread_millis: 0,
+            cpu_millis: 0,
             warnings: Vec::new(),
             files: files.len(),
         };
@@ -320,7 +322,7 @@ impl Proof {
                 }
                 st.nodes += r.nodes;
                 st.millis += r.millis as u64;
-                st.thread_millis += r.millis as u64 * r.threads.max(1) as u64;
+                st.cpu_millis += r.cpu_millis as u64;
                 st.records.push(r);
             }
         }
@@ -447,9 +449,12 @@ impl Proof {
                 open: qs.len(),
             });
             let t = Instant::now();
+            let cpu = process_cpu_millis();
             let (result, nodes) =
                 self.with_lease(&claims, &unit, opts.lease, || answer(&leaf, q.beta));
             let millis = u32::try_from(t.elapsed().as_millis()).unwrap_or(u32::MAX);
+            let cpu_millis =
+                u32::try_from(process_cpu_millis().saturating_sub(cpu)).unwrap_or(u32::MAX);
             let record = Record {
                 leaf: q.leaf,
                 proof_id: self.id,
@@ -459,6 +464,7 @@ impl Proof {
                 millis,
                 nodes,
                 threads: opts.threads,
+                cpu_millis,
             };
             let j = match &mut journal {
                 Some(j) => j,
@@ -504,6 +510,21 @@ impl Proof {
             out
         })
     }
+}
+
+/// CPU time this process has used, all threads, in milliseconds (0 where the clock
+/// cannot be read).
+fn process_cpu_millis() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
 }
 
 /// Values and bounds fit in i16: a board holds at most 255 seeds.

@@ -19,7 +19,7 @@
 //! | 36 | 4 | wall-clock milliseconds the test took (u32) |
 //! | 40 | 8 | nodes searched (u64) |
 //! | 48 | 4 | search threads (u32) |
-//! | 52 | 4 | reserved, zero |
+//! | 52 | 4 | CPU milliseconds of the worker process during the test, all its threads (u32) |
 //! | 56 | 8 | xxh3-64 of bytes 0..56 |
 //!
 //! # Reading
@@ -54,6 +54,7 @@ pub struct Record {
     pub millis: u32,
     pub nodes: u64,
     pub threads: u32,
+    pub cpu_millis: u32,
 }
 
 impl Record {
@@ -68,6 +69,7 @@ impl Record {
         b[36..40].copy_from_slice(&self.millis.to_le_bytes());
         b[40..48].copy_from_slice(&self.nodes.to_le_bytes());
         b[48..52].copy_from_slice(&self.threads.to_le_bytes());
+        b[52..56].copy_from_slice(&self.cpu_millis.to_le_bytes());
         let sum = xxh3_64(&b[..56]);
         b[56..64].copy_from_slice(&sum.to_le_bytes());
         b
@@ -103,6 +105,7 @@ impl Record {
             millis: le4(36..40),
             nodes: le8(40..48),
             threads: le4(48..52),
+            cpu_millis: le4(52..56),
         })
     }
 }
@@ -247,6 +250,7 @@ mod tests {
             millis: 1234,
             nodes: 987_654_321,
             threads: 2,
+            cpu_millis: 2400,
         }
     }
 
