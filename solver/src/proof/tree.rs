@@ -251,14 +251,48 @@ impl FrontEnd {
     /// promising move is asked about (see `need`), so that the front end searches no more
     /// than alpha-beta would. Empty when `know` already decides the question.
     pub fn questions(&self, beta: i32, know: &[Interval]) -> Vec<Question> {
+        let sum = self.summarize(know);
         let mut out = Vec::new();
-        self.need(self.root, beta, know, &mut out);
+        self.need(self.root, beta, know, &sum, &mut out);
         let mut seen = std::collections::HashSet::new();
         out.retain(|q| seen.insert(*q));
         out
     }
 
-    fn need(&self, target: Target, t: i32, know: &[Interval], out: &mut Vec<Question>) {
+    /// Every interior node's interval and estimate (see `estimate`), in one pass: a node
+    /// is pushed before its children, so walking the nodes backwards meets every child
+    /// before its parent.
+    fn summarize(&self, know: &[Interval]) -> Summary {
+        let mut sum = Summary {
+            interval: vec![Interval::exact(0); self.nodes.len()],
+            estimate: vec![0; self.nodes.len()],
+        };
+        for n in (0..self.nodes.len()).rev() {
+            let mut iv = Interval {
+                lo: i32::MIN,
+                hi: i32::MIN,
+            };
+            let mut est = i32::MIN;
+            for m in &self.nodes[n].moves {
+                let (mi, me) = sum.of_move(m, know);
+                iv.lo = iv.lo.max(mi.lo);
+                iv.hi = iv.hi.max(mi.hi);
+                est = est.max(me);
+            }
+            sum.interval[n] = iv;
+            sum.estimate[n] = est;
+        }
+        sum
+    }
+
+    fn need(
+        &self,
+        target: Target,
+        t: i32,
+        know: &[Interval],
+        sum: &Summary,
+        out: &mut Vec<Question>,
+    ) {
         match target {
             Target::Fixed(_) => {}
             Target::Leaf(i) => {
@@ -270,7 +304,7 @@ impl FrontEnd {
                 }
             }
             Target::Node(n) => {
-                if self.interval(target, know).decides(t) {
+                if sum.interval[n].decides(t) {
                     return;
                 }
                 // Undecided moves, most promising first. Until one move has failed, the
@@ -280,11 +314,11 @@ impl FrontEnd {
                 let mut open = Vec::new();
                 let mut failed = false;
                 for m in &self.nodes[n].moves {
-                    let iv = self.move_interval(m, know);
+                    let (iv, est) = sum.of_move(m, know);
                     if iv.hi < t {
                         failed = true;
                     } else {
-                        open.push((std::cmp::Reverse(self.estimate_move(m, know)), m));
+                        open.push((std::cmp::Reverse(est), m));
                     }
                 }
                 open.sort_by_key(|&(e, m)| (e, m.pit));
@@ -293,36 +327,39 @@ impl FrontEnd {
                     let g = m.step.gain();
                     match m.step.next {
                         Next::Over => {}
-                        Next::Same => self.need(m.to, t - g, know, out),
+                        Next::Same => self.need(m.to, t - g, know, sum, out),
                         // The move reaches t iff the opponent's value is at most g - t.
-                        Next::Other => self.need(m.to, g - t + 1, know, out),
+                        Next::Other => self.need(m.to, g - t + 1, know, sum, out),
                     }
                 }
             }
         }
     }
+}
 
-    /// A guess at the value of `target` for move ordering: the minimax of the front end
-    /// with each leaf worth what its proved bounds allow nearest to 0 (a search to the
-    /// front end's depth with no more gains beyond it, sharpened by what is proved).
-    fn estimate(&self, target: Target, know: &[Interval]) -> i32 {
-        match target {
-            Target::Fixed(v) => v,
-            Target::Leaf(i) => 0.clamp(know[i].lo, know[i].hi),
-            Target::Node(n) => self.nodes[n]
-                .moves
-                .iter()
-                .map(|m| self.estimate_move(m, know))
-                .max()
-                .unwrap_or(0),
-        }
-    }
+/// Every interior node's proved interval and estimate, for one state of knowledge.
+///
+/// The estimate guesses a value for move ordering: the minimax of the front end with each
+/// leaf worth what its proved bounds allow nearest to 0 (a search to the front end's
+/// depth with no gains beyond it, sharpened by what is proved).
+struct Summary {
+    interval: Vec<Interval>,
+    estimate: Vec<i32>,
+}
 
-    fn estimate_move(&self, m: &Move, know: &[Interval]) -> i32 {
-        match m.step.next {
-            Next::Over => m.step.gain(),
-            _ => m.step.value_through(self.estimate(m.to, know)),
+impl Summary {
+    /// The interval and estimate of the mover's value through `m`, from its child's.
+    fn of_move(&self, m: &Move, know: &[Interval]) -> (Interval, i32) {
+        let (g, next) = (m.step.gain(), m.step.next);
+        if next == Next::Over {
+            return (Interval::exact(g), g);
         }
+        let (child, est) = match m.to {
+            Target::Fixed(v) => (Interval::exact(v), v),
+            Target::Leaf(i) => (know[i], 0.clamp(know[i].lo, know[i].hi)),
+            Target::Node(c) => (self.interval[c], self.estimate[c]),
+        };
+        (Interval::through(g, next, child), m.step.value_through(est))
     }
 }
 
