@@ -277,7 +277,7 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     let worker = proof::worker_id();
     let progress = Progress::new(a.quiet, &format!("proof {}", a.dir.display()));
     let back = backing(proof, &a.search, &progress)?;
-    let mut solver = solver_for(proof, &back, &a.search)?;
+    let solver = solver_for(proof, &back, &a.search)?;
     let opts = WorkOptions {
         lease: Duration::from_secs(a.lease),
         poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),
@@ -290,10 +290,18 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     progress.line(&format!("worker {worker}"));
     let mut nodes = 0u64;
     let mut units = 0u64;
+    // Each board's shallow value, once a process: the front end's move order.
+    let solver = std::cell::RefCell::new(solver);
+    let mut shallow = std::collections::HashMap::new();
     let summary = proof.work(
         &worker,
         &opts,
-        &mut |leaf, beta| proof::answer(&mut solver, leaf, beta, id_depth),
+        &mut |leaf, beta| proof::answer(&mut solver.borrow_mut(), leaf, beta, id_depth),
+        &mut |board| {
+            *shallow
+                .entry(board.key())
+                .or_insert_with(|| proof::shallow_value(&mut solver.borrow_mut(), board, id_depth))
+        },
         &mut |ev| match ev {
             Event::Start {
                 question,
@@ -363,13 +371,14 @@ struct Round {
     beta: Option<i32>,
     open: Vec<Question>,
     in_flight: usize,
+    live: std::collections::HashSet<String>,
 }
 
 fn round(proof: &Proof, st: &State) -> Result<Round, CliError> {
     let root = proof.front.interval(proof.front.root, &st.know);
     let beta = solver::proof::FrontEnd::root_beta(root, proof.manifest.guess);
     let open = match beta {
-        Some(b) => proof.front.questions(b, &st.know),
+        Some(b) => proof.front.questions(b, &st.know, &mut |_| None),
         None => Vec::new(),
     };
     let claims = proof.claims("status", Duration::from_secs(1));
@@ -381,14 +390,14 @@ fn round(proof: &Proof, st: &State) -> Result<Round, CliError> {
         .filter(|(_, c)| c.expires >= now)
         .map(|(u, _)| u)
         .collect();
-    let in_flight = open
-        .iter()
-        .filter(|q| live.contains(&proof::dir::unit_name(q)))
-        .count();
+    // Workers order the front end by their own searches, so their open questions may
+    // differ from the list above: every live claim counts as in flight.
+    let in_flight = live.len();
     Ok(Round {
         beta,
         open,
         in_flight,
+        live,
     })
 }
 
@@ -420,7 +429,11 @@ fn report(
     let root = proof.margins(proof.front.interval(proof.front.root, &st.know));
     let r = round(proof, st)?;
     let moves = first_moves(proof, st);
-    let left = r.open.len() - r.in_flight;
+    let left = r
+        .open
+        .iter()
+        .filter(|q| !r.live.contains(&proof::dir::unit_name(q)))
+        .count();
     if a.json {
         let obj = json!({
             "dir": a.dir.display().to_string(),
@@ -480,9 +493,8 @@ fn report(
     }
     if let Some(b) = r.beta {
         say!(
-            "testing:     {}? ({} units open: {} in flight, {left} left)",
+            "testing:     {}? ({} units in flight, {left} more open)",
             root_question(proof, b),
-            r.open.len(),
             r.in_flight
         );
     }

@@ -23,6 +23,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use super::claim::{now_secs, Claims};
 use super::journal::{self, Journal, JournalError, Record};
 use super::tree::{FrontEnd, Interval, Leaf, Question};
+use crate::board::Board;
 use crate::game::Game;
 use crate::position::Position;
 use crate::rules::{Rules, RulesBuilder};
@@ -380,13 +381,15 @@ impl Proof {
     }
 
     /// Work on the proof until its root is exact, or until `opts` says stop. `answer`
-    /// settles one leaf question (see [`answer`]) and returns the fail-soft bound and the
-    /// nodes searched; `events` hears of each unit.
+    /// settles one leaf question (see [`super::answer`]) and returns the fail-soft bound
+    /// and the nodes searched; `guess` orders the front end's moves (see
+    /// [`FrontEnd::questions`]); `events` hears of each unit.
     pub fn work(
         &self,
         worker: &str,
         opts: &WorkOptions,
         answer: &mut dyn FnMut(&Leaf, i32) -> (i32, u64),
+        guess: &mut dyn FnMut(&Board) -> Option<i32>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<WorkSummary, ProofError> {
         let claims = self.claims(worker, opts.lease);
@@ -397,7 +400,6 @@ impl Proof {
         let mut journal: Option<Journal> = None;
         let mut summary = WorkSummary::default();
         let mut warned = HashSet::new();
-        let spread = xxh3_64(worker.as_bytes()) as usize;
         loop {
             let st = self.load()?;
             for w in &st.warnings {
@@ -417,10 +419,12 @@ impl Proof {
             if opts.max_units.is_some_and(|m| summary.units >= m) {
                 return Ok(summary);
             }
-            let qs = self.front.questions(beta, &st.know);
+            let qs = self.front.questions(beta, &st.know, guess);
+            // The first open question that nobody holds: the list is in alpha-beta's
+            // order, and is recomputed after every unit, so a lone worker searches the
+            // front end as alpha-beta would and several share out its open questions.
             let mut took = None;
-            for i in 0..qs.len() {
-                let q = qs[(i + spread) % qs.len()];
+            for &q in &qs {
                 if claims.try_claim(&unit_name(&q)).map_err(io(&claims_dir))? {
                     took = Some(q);
                     break;

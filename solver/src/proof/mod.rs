@@ -39,3 +39,19 @@ pub fn answer(solver: &mut Solver<'_>, leaf: &Leaf, beta: i32, id_depth: u8) -> 
     let r = solver.test(&leaf.board, leaf.seeds, beta, EXACT);
     (r, solver.nodes - start)
 }
+
+/// A depth-limited MTD(f) value of `board` (from its mover's side) to `depth`, for move
+/// ordering in the front end (see [`FrontEnd::questions`]); `None` for a board whose game
+/// is over (the front end knows its value).
+pub fn shallow_value(solver: &mut Solver<'_>, board: &crate::Board, depth: u8) -> Option<i32> {
+    if solver.game().terminal_value(board).is_some() {
+        return None;
+    }
+    let mut guess = 0;
+    let mut d = 2;
+    while d <= depth.max(2) {
+        guess = solver.mtdf(board, guess, d);
+        d += 2;
+    }
+    Some(guess)
+}

@@ -250,10 +250,20 @@ impl FrontEnd {
     /// promising first. Below a node none of whose moves has failed yet, only its most
     /// promising move is asked about (see `need`), so that the front end searches no more
     /// than alpha-beta would. Empty when `know` already decides the question.
-    pub fn questions(&self, beta: i32, know: &[Interval]) -> Vec<Question> {
+    ///
+    /// `guess` may give a value for a board (from its mover's side) to order the moves by,
+    /// such as a depth-limited search's; where it gives none, the front end's own
+    /// estimate stands in (its minimax with each leaf worth what its proved bounds allow
+    /// nearest to 0). Either is clamped into the move's proved interval.
+    pub fn questions(
+        &self,
+        beta: i32,
+        know: &[Interval],
+        guess: &mut dyn FnMut(&Board) -> Option<i32>,
+    ) -> Vec<Question> {
         let sum = self.summarize(know);
         let mut out = Vec::new();
-        self.need(self.root, beta, know, &sum, &mut out);
+        self.need(self.root, beta, know, &sum, guess, &mut out);
         let mut seen = std::collections::HashSet::new();
         out.retain(|q| seen.insert(*q));
         out
@@ -291,6 +301,7 @@ impl FrontEnd {
         t: i32,
         know: &[Interval],
         sum: &Summary,
+        guess: &mut dyn FnMut(&Board) -> Option<i32>,
         out: &mut Vec<Question>,
     ) {
         match target {
@@ -317,9 +328,15 @@ impl FrontEnd {
                     let (iv, est) = sum.of_move(m, know);
                     if iv.hi < t {
                         failed = true;
-                    } else {
-                        open.push((std::cmp::Reverse(est), m));
+                        continue;
                     }
+                    let est = match (m.step.next, m.to) {
+                        (Next::Over, _) | (_, Target::Fixed(_)) => est,
+                        _ => guess(&m.step.board)
+                            .map_or(est, |v| m.step.value_through(v))
+                            .clamp(iv.lo, iv.hi),
+                    };
+                    open.push((std::cmp::Reverse(est), m));
                 }
                 open.sort_by_key(|&(e, m)| (e, m.pit));
                 let take = if failed { open.len() } else { 1 };
@@ -327,9 +344,9 @@ impl FrontEnd {
                     let g = m.step.gain();
                     match m.step.next {
                         Next::Over => {}
-                        Next::Same => self.need(m.to, t - g, know, sum, out),
+                        Next::Same => self.need(m.to, t - g, know, sum, guess, out),
                         // The move reaches t iff the opponent's value is at most g - t.
-                        Next::Other => self.need(m.to, g - t + 1, know, sum, out),
+                        Next::Other => self.need(m.to, g - t + 1, know, sum, guess, out),
                     }
                 }
             }
@@ -381,7 +398,7 @@ mod tests {
         let mut solver = Solver::new(&game, 16).unwrap();
         let mut rounds = 0;
         while let Some(beta) = FrontEnd::root_beta(fe.interval(fe.root, &know), guess) {
-            let qs = fe.questions(beta, &know);
+            let qs = fe.questions(beta, &know, &mut |_| None);
             assert!(!qs.is_empty(), "an open root question needs leaf questions");
             for q in qs {
                 let leaf = fe.leaves[q.leaf as usize];
