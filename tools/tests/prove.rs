@@ -3,7 +3,7 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -164,14 +164,12 @@ fn concurrent_workers_on_one_directory_reach_the_value() {
     let mut init = rules.to_vec();
     init.extend_from_slice(&["--depth", "4", "--init"]);
     assert!(prove(&d, &init).status.success());
-    let t = Instant::now();
     let mut workers: Vec<Child> = (0..3)
         .map(|_| spawn(&d, &["--worker", "--lease", "5"]))
         .collect();
     for w in &mut workers {
         assert!(w.wait().unwrap().success());
     }
-    assert!(t.elapsed() < Duration::from_secs(120));
     let s = status(&d);
     assert_eq!(proved_value(&s), expect, "{s}");
     assert!(s["result_files"].as_u64().unwrap() >= 1);
