@@ -28,6 +28,7 @@ pub mod notation;
 pub mod pie;
 pub mod position;
 pub mod probe;
+pub mod proof;
 pub mod rank;
 pub mod rules;
 pub mod score;

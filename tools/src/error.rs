@@ -72,6 +72,9 @@ pub enum CliError {
         source: SolveError,
         finding: String,
     },
+    /// A proof directory cannot be used (see `solver::proof::ProofError`).
+    #[error(transparent)]
+    Proof(#[from] solver::proof::ProofError),
     /// Writing the output failed.
     #[error("cannot write the output: {0}")]
     Io(#[from] std::io::Error),
@@ -86,6 +89,7 @@ impl CliError {
             | CliError::Record(_)
             | CliError::NoDatabase { .. }
             | CliError::BadOption(_) => 2,
+            CliError::Proof(solver::proof::ProofError::Refused(_)) => 2,
             CliError::Io(_)
             | CliError::Db(_)
             | CliError::Solve(_)
@@ -94,7 +98,8 @@ impl CliError {
             | CliError::Data { .. }
             | CliError::UnknownCase { .. }
             | CliError::Mismatch(_)
-            | CliError::Contradiction { .. } => 1,
+            | CliError::Contradiction { .. }
+            | CliError::Proof(_) => 1,
         }
     }
 }

@@ -45,6 +45,8 @@ enum Command {
     Bench(cmd::bench::BenchArgs),
     /// The perfect-play explorer in the browser, and its JSON API, on a local HTTP server
     Serve(cmd::serve::ServeArgs),
+    /// Solve a position through a proof directory: resumable, shared by many workers
+    Prove(cmd::prove::ProveArgs),
 }
 
 fn run(cli: &Cli) -> Result<(), CliError> {
@@ -57,6 +59,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Verify(a) => cmd::verify::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Serve(a) => cmd::serve::run(a),
+        Command::Prove(a) => cmd::prove::run(a),
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod db;
 pub mod play;
+pub mod prove;
 pub mod serve;
 pub mod solve;
 pub mod verify;

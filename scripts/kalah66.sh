@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The measurements of results/kalah66.md: kalah prove against kalah solve on the boards
+# that finish, and the first units of a Kalah(6,6) proof. One search thread, nice -n 10.
+#
+#   scripts/kalah66.sh [OUT_DIR]      (default /tmp/kalah66; the proofs are written there)
+#
+# Prints, for each run, the command's wall and user seconds and peak memory
+# (/usr/bin/time), then its figures. The Kalah(6,6) and Kalah(6,5) runs are capped
+# (SIX_SIX_CAP, SIX_FIVE_CAP seconds of wall time) and resume where they stopped when
+# run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-/tmp/kalah66}
+K=${KALAH:-target/release/kalah}
+SIX_SIX_CAP=${SIX_SIX_CAP:-600}
+SIX_FIVE_CAP=${SIX_FIVE_CAP:-300}
+mkdir -p "$OUT"
+T=(/usr/bin/time -f "%e s wall, %U s user, %M KB peak")
+solve_sum='import json,sys; d=json.load(sys.stdin); print("value", d["value"], "nodes", d["nodes"], "endgame", d["endgame_seeds"], "search_s", round(d["seconds"], 2))'
+prove_sum='import json,sys; d=json.load(sys.stdin); print("value", d["value"], "proved", d["proved"], "bounds", d["margin_at_least"], d["margin_at_most"], "nodes", d["nodes"], "leaves", d["leaves"], "units", d["units"]["done"], "unit_cpu_s", d["cpu_seconds"], "unit_wall_s", d["seconds"])'
+
+solve() { # seeds capture
+    echo "== kalah solve --pits 6 --seeds $1 --capture $2 --threads 1"
+    "${T[@]}" nice -n 10 "$K" solve --pits 6 --seeds "$1" --capture "$2" --threads 1 --quiet --json |
+        python3 -c "$solve_sum"
+}
+prove() { # seeds capture depth [more options]; CAP=SECS stops it (0: no limit)
+    local s=$1 c=$2 d=$3
+    shift 3
+    local dir="$OUT/p-$s-$c-$d"
+    echo "== kalah prove $dir --pits 6 --seeds $s --capture $c --depth $d --threads 1 $*"
+    "${T[@]}" timeout "${CAP:-0}" nice -n 10 "$K" prove "$dir" --pits 6 --seeds "$s" \
+        --capture "$c" --depth "$d" --threads 1 --quiet "$@" >/dev/null ||
+        echo "(stopped after ${CAP:-0} s; the proof resumes when run again)"
+    "$K" prove "$dir" --status --json | python3 -c "$prove_sum"
+}
+
+for c in standard empty; do
+    solve 3 "$c"
+    prove 3 "$c" 4
+    prove 3 "$c" 8
+    solve 4 "$c"
+    prove 4 "$c" 4
+    prove 4 "$c" 6
+    prove 4 "$c" 8
+done
+# Units of Kalah(6,5) and Kalah(6,6) at depth 8, capped.
+CAP=$SIX_FIVE_CAP prove 5 empty 8 --endgame 20 --tt-mb 1024
+CAP=$SIX_SIX_CAP prove 6 empty 8 --endgame 20 --tt-mb 1024

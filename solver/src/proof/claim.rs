@@ -1,0 +1,233 @@
+//! Claims on units: one file a unit in `claims/`, created atomically, naming its worker
+//! and when its lease expires.
+//!
+//! A worker takes a unit by creating `claims/<unit>` with `create_new` (which fails when
+//! the file exists, on one machine or on a shared file system), keeps the lease alive by
+//! rewriting the file through a rename while it works ([`Claims::renew`]), and removes it
+//! once the unit's result is synced. A worker that dies stops renewing: once its lease
+//! has expired, another worker retakes the unit by renaming the stale claim away (a rename
+//! of one file succeeds for one worker only) and creating its own. The worst a race can do
+//! is let two workers solve the same unit; both answers are true bounds, and the results
+//! reader keeps one and checks that the others agree.
+//!
+//! Expiry is read from the claim's `expires` line (seconds since the Unix epoch by the
+//! writer's clock): the workers' clocks must agree to well within the lease.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// What a claim file says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimInfo {
+    pub worker: String,
+    /// Seconds since the Unix epoch.
+    pub expires: u64,
+}
+
+impl ClaimInfo {
+    fn text(&self) -> String {
+        format!("worker {}\nexpires {}\n", self.worker, self.expires)
+    }
+
+    fn parse(s: &str) -> Option<ClaimInfo> {
+        let mut worker = None;
+        let mut expires = None;
+        for line in s.lines() {
+            match line.split_once(' ') {
+                Some(("worker", w)) => worker = Some(w.to_string()),
+                Some(("expires", e)) => expires = e.parse().ok(),
+                _ => {}
+            }
+        }
+        Some(ClaimInfo {
+            worker: worker?,
+            expires: expires?,
+        })
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The claims directory of a proof, seen by one worker.
+#[derive(Clone, Debug)]
+pub struct Claims {
+    dir: PathBuf,
+    worker: String,
+    lease: Duration,
+}
+
+impl Claims {
+    pub fn new(dir: &Path, worker: &str, lease: Duration) -> Claims {
+        Claims {
+            dir: dir.to_path_buf(),
+            worker: worker.to_string(),
+            lease,
+        }
+    }
+
+    fn path(&self, unit: &str) -> PathBuf {
+        self.dir.join(unit)
+    }
+
+    fn mine(&self) -> ClaimInfo {
+        ClaimInfo {
+            worker: self.worker.clone(),
+            expires: now_secs() + self.lease.as_secs().max(1),
+        }
+    }
+
+    /// What the claim on `unit` says, if there is one. A claim file that cannot be read
+    /// as one (a worker killed between creating and writing it) counts as expired once it
+    /// is older than a lease.
+    pub fn read(&self, unit: &str) -> Option<ClaimInfo> {
+        let path = self.path(unit);
+        let text = fs::read_to_string(&path).ok()?;
+        ClaimInfo::parse(&text).or_else(|| {
+            let age = fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .unwrap_or_default();
+            let left = self.lease.saturating_sub(age).as_secs();
+            Some(ClaimInfo {
+                worker: "(unreadable claim)".to_string(),
+                expires: now_secs() + left,
+            })
+        })
+    }
+
+    /// Take `unit` if nobody holds a live claim on it: `Ok(true)` when this worker now
+    /// holds it.
+    pub fn try_claim(&self, unit: &str) -> std::io::Result<bool> {
+        if self.create(unit)? {
+            return Ok(true);
+        }
+        match self.read(unit) {
+            Some(c) if c.expires >= now_secs() => return Ok(false),
+            None => return Ok(false),
+            Some(_) => {}
+        }
+        // Expired: move it out of the way; only one worker's rename of it succeeds.
+        let stale = self.dir.join(format!(".stale-{}-{unit}", self.worker));
+        match fs::rename(self.path(unit), &stale) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        let taken = fs::read_to_string(&stale)
+            .ok()
+            .and_then(|t| ClaimInfo::parse(&t));
+        if taken.is_some_and(|c| c.expires >= now_secs()) {
+            // Another worker retook it between the read and the rename: give it back.
+            if !self.path(unit).exists() {
+                fs::rename(&stale, self.path(unit))?;
+            } else {
+                fs::remove_file(&stale)?;
+            }
+            return Ok(false);
+        }
+        fs::remove_file(&stale)?;
+        self.create(unit)
+    }
+
+    /// Create the claim file; `Ok(false)` when it exists.
+    fn create(&self, unit: &str) -> std::io::Result<bool> {
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(self.path(unit))
+        {
+            Ok(mut f) => {
+                f.write_all(self.mine().text().as_bytes())?;
+                f.sync_data()?;
+                Ok(true)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Push the lease of this worker's claim on `unit` forward; `Ok(false)` when the claim
+    /// is no longer this worker's (it expired and was retaken).
+    pub fn renew(&self, unit: &str) -> std::io::Result<bool> {
+        match self.read(unit) {
+            Some(c) if c.worker == self.worker => {}
+            _ => return Ok(false),
+        }
+        let tmp = self.dir.join(format!(".renew-{}-{unit}", self.worker));
+        fs::write(&tmp, self.mine().text())?;
+        fs::rename(&tmp, self.path(unit))?;
+        Ok(true)
+    }
+
+    /// Drop this worker's claim on `unit` (after its result is synced).
+    pub fn release(&self, unit: &str) -> std::io::Result<()> {
+        if self.read(unit).is_some_and(|c| c.worker == self.worker) {
+            match fs::remove_file(self.path(unit)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Remove the claim on `unit` whoever holds it (its unit is answered).
+    pub fn clear(&self, unit: &str) {
+        // A claim that is already gone is what was wanted.
+        let _ = fs::remove_file(self.path(unit));
+    }
+
+    /// Every claim file's unit name and what it says.
+    pub fn all(&self) -> std::io::Result<Vec<(String, ClaimInfo)>> {
+        let mut out = Vec::new();
+        for e in fs::read_dir(&self.dir)? {
+            let name = e?.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            if let Some(c) = self.read(&name) {
+                out.push((name, c));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_claim_is_exclusive_and_an_expired_one_is_retaken() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Claims::new(dir.path(), "a", Duration::from_secs(100));
+        let b = Claims::new(dir.path(), "b", Duration::from_secs(100));
+        assert!(a.try_claim("u1").unwrap());
+        assert!(!b.try_claim("u1").unwrap(), "a holds a live claim");
+        assert!(a.renew("u1").unwrap());
+        assert!(!b.renew("u1").unwrap(), "b holds nothing to renew");
+
+        // a dies: its lease runs out.
+        let stale = ClaimInfo {
+            worker: "a".into(),
+            expires: now_secs() - 1,
+        };
+        fs::write(dir.path().join("u1"), stale.text()).unwrap();
+        assert!(b.try_claim("u1").unwrap(), "an expired claim is retaken");
+        assert_eq!(b.read("u1").unwrap().worker, "b");
+        assert!(!a.renew("u1").unwrap(), "a lost it");
+        a.release("u1").unwrap();
+        assert!(dir.path().join("u1").exists(), "a cannot drop b's claim");
+        b.release("u1").unwrap();
+        assert!(!dir.path().join("u1").exists());
+        assert_eq!(a.all().unwrap(), vec![]);
+    }
+}

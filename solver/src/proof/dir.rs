@@ -1,0 +1,620 @@
+//! A proof directory: everything a proof knows, on disk, shared by its workers.
+//!
+//! ```text
+//! DIR/proof.txt         the manifest: rules, root position, front-end depth, first guess
+//! DIR/results/*.kpr     the results, one file a worker process (see journal)
+//! DIR/claims/<unit>     the units being worked on (see claim); not worth keeping
+//! ```
+//!
+//! Nothing else is state: the front end is expanded again from the manifest by every
+//! process, and what is proved is re-derived from the results each time they are read
+//! ([`Proof::load`]), so a directory copied, committed or moved to another machine goes
+//! on where it stopped.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::claim::{now_secs, Claims};
+use super::journal::{self, Journal, JournalError, Record};
+use super::tree::{FrontEnd, Interval, Leaf, Question};
+use crate::board::Board;
+use crate::game::Game;
+use crate::position::Position;
+use crate::rules::{Rules, RulesBuilder};
+
+/// The manifest's first line: the directory format and its version.
+const HEADER: &str = "kalah-proof 1";
+const MANIFEST: &str = "proof.txt";
+const RESULTS: &str = "results";
+const CLAIMS: &str = "claims";
+
+/// What a proof is about: fixed when the directory is created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    pub rules: Rules,
+    pub position: Position,
+    /// Plies of the front end.
+    pub depth: u32,
+    /// The first guess of the root's MTD(f), a future net gain of the root's side to move.
+    pub guess: i32,
+}
+
+impl Manifest {
+    /// The manifest as written in `proof.txt`, one `key value` a line.
+    pub fn text(&self) -> String {
+        let r = &self.rules;
+        let mut s = String::new();
+        // Writing to a String cannot fail.
+        let _ = write!(
+            s,
+            "{HEADER}\n# {r}\npits {}\nseeds {}\ncapture {}\nsowing {}\ndirection {}\n\
+             opp-store {}\nend {}\nremaining {}\nposition {}\ndepth {}\nguess {}\n",
+            r.pits(),
+            r.seeds(),
+            r.capture,
+            r.sowing,
+            r.direction,
+            r.opp_store,
+            r.end,
+            r.remaining,
+            self.position,
+            self.depth,
+            self.guess
+        );
+        s
+    }
+
+    pub fn parse(text: &str) -> Result<Manifest, String> {
+        let mut lines = text.lines();
+        if lines.next() != Some(HEADER) {
+            return Err(format!("the first line is not '{HEADER}'"));
+        }
+        let mut b = RulesBuilder::new(0, 0);
+        let (mut position, mut depth, mut guess) = (None, None, None);
+        let mut seen = HashSet::new();
+        for line in lines {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (k, v) = line
+                .split_once(' ')
+                .ok_or_else(|| format!("'{line}' is not 'key value'"))?;
+            if !seen.insert(k.to_string()) {
+                return Err(format!("'{k}' is given twice"));
+            }
+            let bad = |e: &dyn std::fmt::Display| format!("{k}: {e}");
+            match k {
+                "pits" => b.pits = v.parse().map_err(|e| bad(&e))?,
+                "seeds" => b.seeds = v.parse().map_err(|e| bad(&e))?,
+                "capture" => b.capture = Some(v.parse().map_err(|e| bad(&e))?),
+                "sowing" => b.sowing = v.parse().map_err(|e| bad(&e))?,
+                "direction" => b.direction = v.parse().map_err(|e| bad(&e))?,
+                "opp-store" => b.opp_store = v.parse().map_err(|e| bad(&e))?,
+                "end" => b.end = v.parse().map_err(|e| bad(&e))?,
+                "remaining" => b.remaining = v.parse().map_err(|e| bad(&e))?,
+                "position" => position = Some(Position::from_str(v).map_err(|e| bad(&e))?),
+                "depth" => depth = Some(v.parse::<u32>().map_err(|e| bad(&e))?),
+                "guess" => guess = Some(v.parse::<i32>().map_err(|e| bad(&e))?),
+                _ => return Err(format!("unknown key '{k}'")),
+            }
+        }
+        let rules = b.build().map_err(|e| e.to_string())?;
+        let position = position.ok_or("no position")?;
+        position.check_size(&rules).map_err(|e| e.to_string())?;
+        let depth = depth.ok_or("no depth")?;
+        if depth > MAX_DEPTH {
+            return Err(format!("depth {depth} is more than {MAX_DEPTH}"));
+        }
+        Ok(Manifest {
+            rules,
+            position,
+            depth,
+            guess: guess.ok_or("no guess")?,
+        })
+    }
+
+    /// The proof's identity, stamped on every record: a result of another proof (other
+    /// rules, root or front end) is never read as one of this one.
+    pub fn id(&self) -> u64 {
+        xxh3_64(self.text().as_bytes())
+    }
+}
+
+/// The deepest front end accepted: each ply multiplies the tree by up to the pits a side,
+/// and every process holds the whole tree (Kalah(6,6) at depth 8: 217,217 interior nodes
+/// and 943,597 leaves, 0.2 GB).
+pub const MAX_DEPTH: u32 = 8;
+
+/// Why a proof directory cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ProofError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error("{}: not a proof directory: {reason}", path.display())]
+    Manifest { path: PathBuf, reason: String },
+    #[error("{0}")]
+    Refused(String),
+    #[error(
+        "the results contradict each other on leaf {leaf} ({}): value >= {lo} and value <= {hi} \
+         (last read from {}); a search or the files are wrong",
+        board, path.display()
+    )]
+    Contradiction {
+        leaf: u32,
+        board: String,
+        lo: i32,
+        hi: i32,
+        path: PathBuf,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
+    move |source| ProofError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A proof directory, opened.
+pub struct Proof {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub game: Game,
+    pub front: FrontEnd,
+    id: u64,
+}
+
+/// What the results prove, read from every results file.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// Proved bounds on each leaf's value.
+    pub know: Vec<Interval>,
+    /// Every record read, file by file.
+    pub records: Vec<Record>,
+    /// The distinct questions answered: each unit counts once, however many workers
+    /// answered it.
+    pub answered: HashSet<Question>,
+    /// Records that answer a question answered before (two workers raced on one unit).
+    pub duplicates: usize,
+    pub nodes: u64,
+    /// Wall-clock milliseconds of the searches, summed over units.
+    pub millis: u64,
+    /// CPU milliseconds of the workers during the units' searches, summed over units.
+    pub cpu_millis: u64,
+    /// Torn final records dropped (the units are solved again).
+    pub warnings: Vec<String>,
+    pub files: usize,
+}
+
+impl Proof {
+    /// Create `dir` for `manifest`; an existing proof there is an error (open it instead).
+    pub fn create(dir: &Path, manifest: Manifest) -> Result<Proof, ProofError> {
+        let r = &manifest.rules;
+        if r.can_cycle() {
+            return Err(ProofError::Refused(
+                "clockwise sowing can repeat positions, which the search behind a proof \
+                 cannot solve; use kalah solve (retrograde analysis)"
+                    .into(),
+            ));
+        }
+        if r.pie {
+            return Err(ProofError::Refused(
+                "kalah prove settles the position's value without the pie rule; \
+                 solve the position after each whole first turn instead"
+                    .into(),
+            ));
+        }
+        if manifest.depth > MAX_DEPTH {
+            return Err(ProofError::Refused(format!(
+                "--depth {} is more than {MAX_DEPTH}",
+                manifest.depth
+            )));
+        }
+        let man = dir.join(MANIFEST);
+        if man.exists() {
+            return Err(ProofError::Refused(format!(
+                "{} exists already: resume it without --init",
+                man.display()
+            )));
+        }
+        for sub in [RESULTS, CLAIMS] {
+            let p = dir.join(sub);
+            std::fs::create_dir_all(&p).map_err(io(&p))?;
+        }
+        let ignore = dir.join(".gitignore");
+        std::fs::write(&ignore, "claims/\n").map_err(io(&ignore))?;
+        let tmp = dir.join(format!("{MANIFEST}.tmp-{}", std::process::id()));
+        std::fs::write(&tmp, manifest.text()).map_err(io(&tmp))?;
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(io(&tmp))?;
+        std::fs::rename(&tmp, &man).map_err(io(&man))?;
+        journal::sync_dir(dir).map_err(io(dir))?;
+        Proof::open(dir)
+    }
+
+    /// Open the proof in `dir`.
+    pub fn open(dir: &Path) -> Result<Proof, ProofError> {
+        let man = dir.join(MANIFEST);
+        let text = std::fs::read_to_string(&man).map_err(|e| ProofError::Manifest {
+            path: dir.to_path_buf(),
+            reason: format!("cannot read {MANIFEST}: {e}"),
+        })?;
+        let manifest = Manifest::parse(&text).map_err(|reason| ProofError::Manifest {
+            path: man.clone(),
+            reason,
+        })?;
+        for sub in [RESULTS, CLAIMS] {
+            let p = dir.join(sub);
+            std::fs::create_dir_all(&p).map_err(io(&p))?;
+        }
+        let game = Game::new(manifest.rules);
+        let front = FrontEnd::expand(&game, &manifest.position.board(), manifest.depth);
+        Ok(Proof {
+            dir: dir.to_path_buf(),
+            id: manifest.id(),
+            manifest,
+            game,
+            front,
+        })
+    }
+
+    pub fn results_dir(&self) -> PathBuf {
+        self.dir.join(RESULTS)
+    }
+
+    pub fn claims(&self, worker: &str, lease: Duration) -> Claims {
+        Claims::new(&self.dir.join(CLAIMS), worker, lease)
+    }
+
+    /// Read every results file and derive what is proved. A record that does not belong
+    /// to this proof, a damaged record before the end of a file, or answers that
+    /// contradict each other are errors; a torn final record is a warning.
+    pub fn load(&self) -> Result<State, ProofError> {
+        let dir = self.results_dir();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(io(&dir))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == journal::EXTENSION))
+            .collect();
+        files.sort();
+        let mut st = State {
+            know: self.front.unknown(),
+            records: Vec::new(),
+            answered: HashSet::new(),
+            duplicates: 0,
+            nodes: 0,
+            millis: 0,
+            cpu_millis: 0,
+            warnings: Vec::new(),
+            files: files.len(),
+        };
+        for path in &files {
+            let out = journal::read(path, |r| self.check_record(r))?;
+            st.warnings.extend(out.torn);
+            for r in out.records {
+                let q = Question {
+                    leaf: r.leaf,
+                    beta: r.beta as i32,
+                };
+                if !st.answered.insert(q) {
+                    st.duplicates += 1;
+                }
+                let k = &mut st.know[r.leaf as usize];
+                if !k.learn(r.beta as i32, r.result as i32) {
+                    return Err(ProofError::Contradiction {
+                        leaf: r.leaf,
+                        board: self.leaf_position(r.leaf as usize),
+                        lo: k.lo,
+                        hi: k.hi,
+                        path: path.clone(),
+                    });
+                }
+                st.nodes += r.nodes;
+                st.millis += r.millis as u64;
+                st.cpu_millis += r.cpu_millis as u64;
+                st.records.push(r);
+            }
+        }
+        Ok(st)
+    }
+
+    /// Whether `r` is a record of this proof: its id, a leaf of the front end, that leaf's
+    /// board, and an answer within the board's limits.
+    fn check_record(&self, r: &Record) -> Result<(), String> {
+        if r.proof_id != self.id {
+            return Err(format!(
+                "it belongs to another proof (id {:016x}, this one is {:016x})",
+                r.proof_id, self.id
+            ));
+        }
+        let leaf = self
+            .front
+            .leaves
+            .get(r.leaf as usize)
+            .ok_or_else(|| format!("leaf {} does not exist", r.leaf))?;
+        if leaf.board.key() != r.board_key {
+            return Err(format!("leaf {} is another board", r.leaf));
+        }
+        let (beta, res) = (r.beta as i32, r.result as i32);
+        if beta.abs() > leaf.seeds + 1 || res.abs() > leaf.seeds {
+            return Err(format!(
+                "question {beta} or answer {res} outside the {} seeds of leaf {}",
+                leaf.seeds, r.leaf
+            ));
+        }
+        Ok(())
+    }
+
+    /// The leaf's board as a position string (stores empty, its mover as South).
+    pub fn leaf_position(&self, leaf: usize) -> String {
+        let l = &self.front.leaves[leaf];
+        Position::from_board(
+            self.game.pits(),
+            &l.board,
+            crate::position::Side::South,
+            [0, 0],
+        )
+        .to_string()
+    }
+
+    /// A final-margin interval from one on the root mover's future gain.
+    pub fn margins(&self, gain: Interval) -> Interval {
+        let pos = &self.manifest.position;
+        let (sm, sign) = (pos.store_margin(), pos.to_move.sign());
+        let (a, b) = (sm + sign * gain.lo, sm + sign * gain.hi);
+        Interval {
+            lo: a.min(b),
+            hi: a.max(b),
+        }
+    }
+
+    /// Work on the proof until its root is exact, or until `opts` says stop. `answer`
+    /// settles one leaf question (see [`super::answer`]) and returns the fail-soft bound
+    /// and the nodes searched; `guess` orders the front end's moves (see
+    /// [`FrontEnd::questions`]); `events` hears of each unit.
+    pub fn work(
+        &self,
+        worker: &str,
+        opts: &WorkOptions,
+        answer: &mut dyn FnMut(&Leaf, i32) -> (i32, u64),
+        guess: &mut dyn FnMut(&Board) -> Option<i32>,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<WorkSummary, ProofError> {
+        let claims = self.claims(worker, opts.lease);
+        let claims_dir = self.dir.join(CLAIMS);
+        let journal_path = self
+            .results_dir()
+            .join(format!("{worker}.{}", journal::EXTENSION));
+        let mut journal: Option<Journal> = None;
+        let mut summary = WorkSummary::default();
+        let mut warned = HashSet::new();
+        loop {
+            let st = self.load()?;
+            for w in &st.warnings {
+                if warned.insert(w.clone()) {
+                    events(Event::Warning(w));
+                }
+            }
+            let root = self.front.interval(self.front.root, &st.know);
+            let Some(beta) = FrontEnd::root_beta(root, self.manifest.guess) else {
+                summary.complete = true;
+                // Claims left by killed workers on answered units.
+                for (unit, _) in claims.all().map_err(io(&claims_dir))? {
+                    claims.clear(&unit);
+                }
+                return Ok(summary);
+            };
+            if opts.max_units.is_some_and(|m| summary.units >= m) {
+                return Ok(summary);
+            }
+            let qs = self.front.questions(beta, &st.know, guess);
+            // The first open question that nobody holds: the list is in alpha-beta's
+            // order, and is recomputed after every unit, so a lone worker searches the
+            // front end as alpha-beta would and several share out its open questions.
+            let mut took = None;
+            for &q in &qs {
+                if claims.try_claim(&unit_name(&q)).map_err(io(&claims_dir))? {
+                    took = Some(q);
+                    break;
+                }
+            }
+            let Some(q) = took else {
+                if !opts.wait {
+                    return Ok(summary);
+                }
+                events(Event::Waiting {
+                    in_flight: qs.len(),
+                });
+                std::thread::sleep(opts.poll);
+                continue;
+            };
+            let unit = unit_name(&q);
+            // Answered between the read above and the claim?
+            if self.load()?.know[q.leaf as usize].decides(q.beta) {
+                claims.release(&unit).map_err(io(&claims_dir))?;
+                continue;
+            }
+            let leaf = self.front.leaves[q.leaf as usize];
+            events(Event::Start {
+                question: q,
+                root_beta: beta,
+                open: qs.len(),
+            });
+            let t = Instant::now();
+            let cpu = process_cpu_millis();
+            let (result, nodes) =
+                self.with_lease(&claims, &unit, opts.lease, || answer(&leaf, q.beta));
+            let millis = u32::try_from(t.elapsed().as_millis()).unwrap_or(u32::MAX);
+            let cpu_millis =
+                u32::try_from(process_cpu_millis().saturating_sub(cpu)).unwrap_or(u32::MAX);
+            let record = Record {
+                leaf: q.leaf,
+                proof_id: self.id,
+                board_key: leaf.board.key(),
+                beta: to_i16(q.beta),
+                result: to_i16(result),
+                millis,
+                nodes,
+                threads: opts.threads,
+                cpu_millis,
+            };
+            let j = match &mut journal {
+                Some(j) => j,
+                None => journal.insert(Journal::create(&journal_path).map_err(io(&journal_path))?),
+            };
+            j.append(&record).map_err(io(&journal_path))?;
+            claims.release(&unit).map_err(io(&claims_dir))?;
+            summary.units += 1;
+            summary.nodes += nodes;
+            events(Event::Done {
+                question: q,
+                result,
+                nodes,
+                seconds: millis as f64 / 1000.0,
+            });
+        }
+    }
+
+    /// Run `f` while a helper thread keeps the claim on `unit` alive.
+    fn with_lease<T>(
+        &self,
+        claims: &Claims,
+        unit: &str,
+        lease: Duration,
+        f: impl FnOnce() -> T,
+    ) -> T {
+        let stop = AtomicBool::new(false);
+        let every = (lease / 4).max(Duration::from_millis(50));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut last = Instant::now();
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(20).min(every));
+                    if last.elapsed() >= every {
+                        // A failed renewal only risks a second worker on the unit.
+                        let _ = claims.renew(unit);
+                        last = Instant::now();
+                    }
+                }
+            });
+            let out = f();
+            stop.store(true, Ordering::Relaxed);
+            out
+        })
+    }
+}
+
+/// CPU time this process has used, all threads, in milliseconds (0 where the clock
+/// cannot be read).
+fn process_cpu_millis() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
+/// Values and bounds fit in i16: a board holds at most 255 seeds.
+fn to_i16(v: i32) -> i16 {
+    // Invariant: |v| <= seeds + 1 <= 256.
+    i16::try_from(v).expect("a value within a board's seeds")
+}
+
+/// The claim file name of a question: `L<leaf>b<beta>`.
+pub fn unit_name(q: &Question) -> String {
+    format!("L{}b{}", q.leaf, q.beta)
+}
+
+/// How [`Proof::work`] runs.
+#[derive(Clone, Debug)]
+pub struct WorkOptions {
+    /// How long a claim lives without renewal (renewed every quarter of it).
+    pub lease: Duration,
+    /// How long to sleep while every open unit is claimed by others.
+    pub poll: Duration,
+    /// Stop after this many units (for measurements).
+    pub max_units: Option<u64>,
+    /// Wait for units claimed by others (to retake them if their worker dies) instead of
+    /// returning when none is free.
+    pub wait: bool,
+    /// Search threads, recorded with each result.
+    pub threads: u32,
+}
+
+/// What one call of [`Proof::work`] did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WorkSummary {
+    pub units: u64,
+    pub nodes: u64,
+    /// The root is exact.
+    pub complete: bool,
+}
+
+/// What [`Proof::work`] reports as it goes.
+#[derive(Debug)]
+pub enum Event<'a> {
+    Start {
+        question: Question,
+        /// The root question it serves: "root gain >= root_beta?".
+        root_beta: i32,
+        /// Open questions of that root question, this one included.
+        open: usize,
+    },
+    Done {
+        question: Question,
+        result: i32,
+        nodes: u64,
+        seconds: f64,
+    },
+    /// Every open unit is claimed by another worker.
+    Waiting {
+        in_flight: usize,
+    },
+    Warning(&'a str),
+}
+
+/// A worker's name: host, process and start time, unique across machines sharing a
+/// directory (it names the worker's results file and its claims).
+pub fn worker_id() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "host".into());
+    let host: String = host
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "{host}-{}-{:x}{:08x}",
+        std::process::id(),
+        now_secs(),
+        nanos
+    )
+}

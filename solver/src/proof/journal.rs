@@ -1,0 +1,315 @@
+//! The results of a proof: fixed-size, checksummed records appended to one file a worker.
+//!
+//! Each worker process appends to a file of its own (`results/<worker>.kpr`), so no two
+//! processes ever write the same file and no append needs a lock, on one machine or on
+//! many sharing the directory. A record is written and synced ([`Journal::append`])
+//! before its unit counts as done; a process killed at any instant leaves at most one
+//! torn record, at the end of its own file.
+//!
+//! # Record layout (64 bytes, all integers little-endian)
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `KPR1` (format version 1) |
+//! | 4 | 4 | leaf index in the front end |
+//! | 8 | 8 | proof id: xxh3-64 of the manifest (rules, root position, depth, guess) |
+//! | 16 | 16 | the leaf's board ([`crate::Board::key`]), from its mover's side |
+//! | 32 | 2 | question: is the leaf's value (future net gain) at least `beta`? (i16) |
+//! | 34 | 2 | answer: the fail-soft bound returned (i16): `>= beta` proves value >= it, else value <= it |
+//! | 36 | 4 | wall-clock milliseconds the test took (u32) |
+//! | 40 | 8 | nodes searched (u64) |
+//! | 48 | 4 | search threads (u32) |
+//! | 52 | 4 | CPU milliseconds of the worker process during the test, all its threads (u32) |
+//! | 56 | 8 | xxh3-64 of bytes 0..56 |
+//!
+//! # Reading
+//!
+//! A file is read whole: a record whose magic or checksum is wrong, or that does not
+//! belong to this proof, is an error ([`JournalError`]) wherever it lies except at the
+//! very end, where a short or unreadable last record is the torn write of a killed
+//! process: it is dropped with a warning, and its unit is solved again.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Bytes a record.
+pub const RECORD_BYTES: usize = 64;
+
+const MAGIC: [u8; 4] = *b"KPR1";
+
+/// The extension of result files.
+pub const EXTENSION: &str = "kpr";
+
+/// One finished unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub leaf: u32,
+    pub proof_id: u64,
+    pub board_key: u128,
+    pub beta: i16,
+    pub result: i16,
+    pub millis: u32,
+    pub nodes: u64,
+    pub threads: u32,
+    pub cpu_millis: u32,
+}
+
+impl Record {
+    pub fn encode(&self) -> [u8; RECORD_BYTES] {
+        let mut b = [0u8; RECORD_BYTES];
+        b[0..4].copy_from_slice(&MAGIC);
+        b[4..8].copy_from_slice(&self.leaf.to_le_bytes());
+        b[8..16].copy_from_slice(&self.proof_id.to_le_bytes());
+        b[16..32].copy_from_slice(&self.board_key.to_le_bytes());
+        b[32..34].copy_from_slice(&self.beta.to_le_bytes());
+        b[34..36].copy_from_slice(&self.result.to_le_bytes());
+        b[36..40].copy_from_slice(&self.millis.to_le_bytes());
+        b[40..48].copy_from_slice(&self.nodes.to_le_bytes());
+        b[48..52].copy_from_slice(&self.threads.to_le_bytes());
+        b[52..56].copy_from_slice(&self.cpu_millis.to_le_bytes());
+        let sum = xxh3_64(&b[..56]);
+        b[56..64].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// The record in `b`, or why it is not one.
+    pub fn decode(b: &[u8; RECORD_BYTES]) -> Result<Record, &'static str> {
+        if b[0..4] != MAGIC {
+            return Err("bad magic (not a record of format KPR1)");
+        }
+        let le8 = |r: std::ops::Range<usize>| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[r]);
+            u64::from_le_bytes(a)
+        };
+        if xxh3_64(&b[..56]) != le8(56..64) {
+            return Err("checksum mismatch");
+        }
+        let le4 = |r: std::ops::Range<usize>| {
+            let mut a = [0u8; 4];
+            a.copy_from_slice(&b[r]);
+            u32::from_le_bytes(a)
+        };
+        let le2 = |at: usize| i16::from_le_bytes([b[at], b[at + 1]]);
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&b[16..32]);
+        Ok(Record {
+            leaf: le4(4..8),
+            proof_id: le8(8..16),
+            board_key: u128::from_le_bytes(key),
+            beta: le2(32),
+            result: le2(34),
+            millis: le4(36..40),
+            nodes: le8(40..48),
+            threads: le4(48..52),
+            cpu_millis: le4(52..56),
+        })
+    }
+}
+
+/// Why a results file cannot be trusted.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{}: record {index} (byte {offset}) is corrupt: {reason}; {after} more bytes follow it, \
+         so this is not a torn final write. The file was damaged after it was written: \
+         restore it from version control (or delete it to solve its units again)",
+        path.display()
+    )]
+    Corrupt {
+        path: PathBuf,
+        index: u64,
+        offset: u64,
+        reason: String,
+        after: u64,
+    },
+}
+
+/// A results file read whole.
+#[derive(Debug, Default)]
+pub struct ReadOut {
+    pub records: Vec<Record>,
+    /// A torn final record, dropped: a warning to show.
+    pub torn: Option<String>,
+}
+
+/// Read every record of `path`. Only the last record may be short or unreadable (a torn
+/// write): it is dropped and reported in [`ReadOut::torn`]. `check` validates each
+/// record's content against the proof (right proof id, known leaf, same board); a record
+/// it refuses is as corrupt as a bad checksum.
+pub fn read(
+    path: &Path,
+    check: impl Fn(&Record) -> Result<(), String>,
+) -> Result<ReadOut, JournalError> {
+    let bytes = std::fs::read(path).map_err(|source| JournalError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut out = ReadOut::default();
+    let whole = bytes.len() / RECORD_BYTES;
+    for i in 0..whole {
+        let at = i * RECORD_BYTES;
+        let mut rec = [0u8; RECORD_BYTES];
+        rec.copy_from_slice(&bytes[at..at + RECORD_BYTES]);
+        let decoded = Record::decode(&rec)
+            .map_err(str::to_string)
+            .and_then(|r| check(&r).map(|()| r));
+        match decoded {
+            Ok(r) => out.records.push(r),
+            Err(reason) => {
+                let after = (bytes.len() - at - RECORD_BYTES) as u64;
+                if after == 0 {
+                    out.torn = Some(format!(
+                        "{}: the last record (byte {at}) is unreadable ({reason}): \
+                         taken for the torn write of a killed worker and dropped; \
+                         its unit will be solved again",
+                        path.display()
+                    ));
+                } else {
+                    return Err(JournalError::Corrupt {
+                        path: path.to_path_buf(),
+                        index: i as u64,
+                        offset: at as u64,
+                        reason,
+                        after,
+                    });
+                }
+            }
+        }
+    }
+    let rest = bytes.len() % RECORD_BYTES;
+    if rest != 0 {
+        out.torn = Some(format!(
+            "{}: {rest} bytes of a torn final record at byte {} (the file is not a whole \
+             number of {RECORD_BYTES}-byte records): dropped; its unit will be solved again",
+            path.display(),
+            whole * RECORD_BYTES
+        ));
+    }
+    Ok(out)
+}
+
+/// A worker's own results file, open for appending.
+pub struct Journal {
+    file: File,
+    path: PathBuf,
+}
+
+impl Journal {
+    /// Create `path` (it must not exist: each worker has a file of its own) and sync its
+    /// directory, so that the file itself survives a crash.
+    pub fn create(path: &Path) -> std::io::Result<Journal> {
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)?;
+        if let Some(dir) = path.parent() {
+            sync_dir(dir)?;
+        }
+        Ok(Journal {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Append `r` and sync it to the disk: when this returns, the unit is done.
+    pub fn append(&mut self, r: &Record) -> std::io::Result<()> {
+        self.file.write_all(&r.encode())?;
+        self.file.sync_data()
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Sync a directory's entries (a new file's name) to the disk.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(leaf: u32) -> Record {
+        Record {
+            leaf,
+            proof_id: 0xfeed,
+            board_key: 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10,
+            beta: -3,
+            result: -7,
+            millis: 1234,
+            nodes: 987_654_321,
+            threads: 2,
+            cpu_millis: 2400,
+        }
+    }
+
+    fn ok(_: &Record) -> Result<(), String> {
+        Ok(())
+    }
+
+    #[test]
+    fn a_record_round_trips() {
+        let r = rec(42);
+        assert_eq!(Record::decode(&r.encode()), Ok(r));
+    }
+
+    #[test]
+    fn damage_in_the_middle_is_an_error_and_a_torn_tail_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.kpr");
+        let mut j = Journal::create(&path).unwrap();
+        for i in 0..4 {
+            j.append(&rec(i)).unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let got = read(&path, ok).unwrap();
+        assert_eq!(got.records.len(), 4);
+        assert!(got.torn.is_none());
+
+        // A flipped bit in record 1.
+        let mut bad = bytes.clone();
+        bad[RECORD_BYTES + 40] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        let e = read(&path, ok).unwrap_err().to_string();
+        assert!(e.contains("record 1") && e.contains("checksum"), "{e}");
+
+        // A record of another proof in the middle.
+        std::fs::write(&path, &bytes).unwrap();
+        let e = read(&path, |r| {
+            if r.leaf == 2 {
+                Err("another proof".into())
+            } else {
+                Ok(())
+            }
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("record 2") && e.contains("another proof"), "{e}");
+
+        // Truncated inside the last record: three records and a warning.
+        std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+        let got = read(&path, ok).unwrap();
+        assert_eq!(got.records, (0..3).map(rec).collect::<Vec<_>>());
+        assert!(got.torn.unwrap().contains("torn"));
+
+        // A damaged last record: dropped with a warning.
+        let mut bad = bytes.clone();
+        let n = bad.len();
+        bad[n - 1] ^= 0xff;
+        std::fs::write(&path, &bad).unwrap();
+        let got = read(&path, ok).unwrap();
+        assert_eq!(got.records.len(), 3);
+        assert!(got.torn.is_some());
+    }
+}

@@ -1,0 +1,619 @@
+//! `kalah prove`: an exact solve through a proof directory that survives kills, resumes,
+//! and is shared by any number of workers (see `solver::proof`).
+//!
+//! Every value printed is a final margin (South minus North); a bound is printed as a
+//! bound, and a value only once its bounds meet.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde_json::json;
+use solver::dbfile::Database;
+use solver::notation::MoveText;
+use solver::proof::{self, Event, Interval, Manifest, Proof, Question, State, WorkOptions};
+use solver::{Position, Rules, Solver};
+
+use crate::args::{resolve, PositionArg, RulesArgs};
+use crate::cmd::solve::{endgame_table, transposition_table, Progress, SearchArgs};
+use crate::error::CliError;
+
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        writeln!(std::io::stdout().lock(), $($t)*)?;
+    }};
+}
+
+/// The front end's depth when `--depth` is not given.
+pub const DEFAULT_DEPTH: u32 = 2;
+
+/// Arguments of `kalah prove`.
+#[derive(Args, Debug)]
+pub struct ProveArgs {
+    /// The proof directory: created with the rules and position given when it holds no
+    /// proof yet, resumed when it does (rules, position and depth given then must match)
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub position: PositionArg,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Plies of the front end, whose leaves are the units of work (on creation)
+    /// [default: 2]
+    #[arg(long, value_name = "D")]
+    pub depth: Option<u32>,
+    /// The root's first guess, a final margin (on creation; default: depth-limited search)
+    #[arg(long, value_name = "MARGIN", allow_hyphen_values = true)]
+    pub guess: Option<i32>,
+    /// Create the proof directory and stop
+    #[arg(long, conflicts_with_all = ["worker", "status", "check"])]
+    pub init: bool,
+    /// Work on an existing proof until its root is exact (many may run at once, on one
+    /// machine or many sharing the directory)
+    #[arg(long, conflicts_with_all = ["status", "check"])]
+    pub worker: bool,
+    /// Print what is proved so far and the work done and left; changes nothing
+    #[arg(long, conflicts_with = "check")]
+    pub status: bool,
+    /// Re-derive the root from the stored results and re-solve a random sample of units
+    #[arg(long)]
+    pub check: bool,
+    /// --check: units to re-solve
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub sample: usize,
+    /// --check: the seed of the sample (default: from the clock; printed)
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Seconds a claim on a unit lives unless its worker renews it (every quarter of it);
+    /// a killed worker's units are retaken after this
+    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    pub lease: u64,
+    /// Stop after this many units (to measure; the proof resumes where it stopped)
+    #[arg(long, value_name = "N")]
+    pub max_units: Option<u64>,
+    /// JSON on stdout: one object
+    #[arg(long)]
+    pub json: bool,
+    /// No progress display on stderr
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `kalah prove`.
+pub fn run(a: &ProveArgs) -> Result<(), CliError> {
+    let proof = if a.status || a.check || a.worker {
+        open_matching(a)?
+    } else {
+        match Proof::open(&a.dir) {
+            Ok(_) => open_matching(a)?,
+            Err(_) if !a.dir.join("proof.txt").exists() => create(a)?,
+            Err(e) => return Err(e.into()),
+        }
+    };
+    if a.init {
+        return report(a, &proof, &proof.load()?, None);
+    }
+    if a.status {
+        let st = proof.load()?;
+        warn(&st.warnings);
+        return report(a, &proof, &st, None);
+    }
+    if a.check {
+        return check(a, &proof);
+    }
+    let done = work(a, &proof)?;
+    let st = proof.load()?;
+    report(a, &proof, &st, Some(done))
+}
+
+/// Open the proof in `a.dir`, refusing rules, a position or a depth that differ from
+/// those it was created with.
+fn open_matching(a: &ProveArgs) -> Result<Proof, CliError> {
+    let proof = Proof::open(&a.dir)?;
+    let m = &proof.manifest;
+    let r = &a.rules;
+    let any_rule = r.pits.is_some()
+        || r.seeds.is_some()
+        || r.capture.is_some()
+        || r.sowing.is_some()
+        || r.direction.is_some()
+        || r.opp_store.is_some()
+        || r.end.is_some()
+        || r.remaining.is_some()
+        || r.pie;
+    if any_rule || a.position.position.is_some() {
+        let (rules, pos) = resolve(&a.rules, &a.position)?;
+        if any_rule && rules != m.rules {
+            return Err(mismatch(a, format!("rules {rules}"), m.rules.to_string()));
+        }
+        if a.position.position.is_some() && pos != m.position {
+            return Err(mismatch(
+                a,
+                format!("position {pos}"),
+                m.position.to_string(),
+            ));
+        }
+    }
+    if let Some(d) = a.depth {
+        if d != m.depth {
+            return Err(mismatch(
+                a,
+                format!("depth {d}"),
+                format!("depth {}", m.depth),
+            ));
+        }
+    }
+    Ok(proof)
+}
+
+fn mismatch(a: &ProveArgs, asked: String, has: String) -> CliError {
+    CliError::BadOption(format!(
+        "{} holds a proof of {has}, not {asked}; give another directory, or no rules to \
+         resume it",
+        a.dir.display()
+    ))
+}
+
+/// Create the proof directory, with the first guess from depth-limited search unless
+/// `--guess` gives one.
+fn create(a: &ProveArgs) -> Result<Proof, CliError> {
+    let (rules, pos) = resolve(&a.rules, &a.position)?;
+    let guess = match a.guess {
+        Some(m) => pos
+            .to_move
+            .sign()
+            .saturating_mul(m.saturating_sub(pos.store_margin())),
+        None => first_guess(&rules, &pos, a.search.max_depth),
+    };
+    let manifest = Manifest {
+        rules,
+        position: pos,
+        depth: a.depth.unwrap_or(DEFAULT_DEPTH),
+        guess,
+    };
+    Ok(Proof::create(&a.dir, manifest)?)
+}
+
+/// Depth-limited MTD(f) on the root, deepening to `max_depth`: the first guess (0 where
+/// the root cannot be searched).
+fn first_guess(rules: &Rules, pos: &Position, max_depth: u8) -> i32 {
+    let game = solver::Game::new(*rules);
+    let board = pos.board();
+    if game.terminal_value(&board).is_some() {
+        return 0;
+    }
+    let Ok(mut s) = Solver::new(&game, 16) else {
+        return 0;
+    };
+    let mut g = 0;
+    let mut d = 2;
+    while d <= max_depth.min(solver::search::MAX_ID_DEPTH) {
+        g = s.mtdf(&board, g, d);
+        d += 2;
+    }
+    g
+}
+
+fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// The resources behind a search: endgame table and database.
+struct Backing {
+    db: Option<Database>,
+    endgame: Option<solver::Endgame>,
+}
+
+fn backing(proof: &Proof, search: &SearchArgs, progress: &Progress) -> Result<Backing, CliError> {
+    let rules = proof.manifest.rules;
+    let db = match &search.db {
+        Some(dir) => {
+            let db = Database::open(dir, &rules).map_err(crate::cmd::db::DbCmdError::from)?;
+            if db.levels() == 0 {
+                return Err(CliError::NoDatabase {
+                    dir: dir.clone(),
+                    file: db_format::file_name(&rules.db_key(), 0),
+                });
+            }
+            Some(db)
+        }
+        None => None,
+    };
+    let endgame = endgame_table(
+        &proof.game,
+        proof.manifest.position.board_seeds(),
+        search.endgame,
+        db.is_some(),
+        |msg, done| {
+            if done {
+                progress.line(msg);
+            } else {
+                progress.message(msg);
+            }
+        },
+    )?;
+    Ok(Backing { db, endgame })
+}
+
+fn solver_for<'a>(
+    proof: &'a Proof,
+    back: &'a Backing,
+    search: &SearchArgs,
+) -> Result<Solver<'a>, CliError> {
+    let seeds = proof.manifest.position.board_seeds();
+    let table =
+        transposition_table(&proof.manifest.rules, seeds, search.tt_mb)?.ok_or_else(|| {
+            CliError::BadOption("these rules cannot be searched: they can cycle".into())
+        })?;
+    let mut s = Solver::with_table(&proof.game, table)
+        .map_err(CliError::Solve)?
+        .with_threads(search.threads);
+    if let Some(db) = &back.db {
+        s = s.with_probe(db);
+    }
+    if let Some(e) = &back.endgame {
+        s = s.with_endgame(e);
+    }
+    if let Some(k) = search.split_seeds {
+        s = s.with_split_seeds(k);
+    }
+    Ok(s)
+}
+
+/// The root question "gain >= beta" as a final-margin bound, e.g. `margin >= +7`.
+fn root_question(proof: &Proof, beta: i32) -> String {
+    let pos = &proof.manifest.position;
+    let m = pos.store_margin() + pos.to_move.sign() * beta;
+    if pos.to_move.sign() > 0 {
+        format!("margin >= {m:+}")
+    } else {
+        format!("margin <= {m:+}")
+    }
+}
+
+fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
+    let worker = proof::worker_id();
+    let progress = Progress::new(a.quiet, &format!("proof {}", a.dir.display()));
+    let back = backing(proof, &a.search, &progress)?;
+    let solver = solver_for(proof, &back, &a.search)?;
+    let opts = WorkOptions {
+        lease: Duration::from_secs(a.lease),
+        poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),
+        max_units: a.max_units,
+        wait: true,
+        threads: a.search.threads as u32,
+    };
+    let id_depth = a.search.max_depth;
+    let start = Instant::now();
+    progress.line(&format!("worker {worker}"));
+    let mut nodes = 0u64;
+    let mut units = 0u64;
+    // Each board's shallow value, once a process: the front end's move order.
+    let solver = std::cell::RefCell::new(solver);
+    let mut shallow = std::collections::HashMap::new();
+    let summary = proof.work(
+        &worker,
+        &opts,
+        &mut |leaf, beta| proof::answer(&mut solver.borrow_mut(), leaf, beta, id_depth),
+        &mut |board| {
+            *shallow
+                .entry(board.key())
+                .or_insert_with(|| proof::shallow_value(&mut solver.borrow_mut(), board, id_depth))
+        },
+        &mut |ev| match ev {
+            Event::Start {
+                question,
+                root_beta,
+                open,
+            } => progress.message(&format!(
+                "unit {}: leaf {} value >= {}?  (root: {}?, {open} open)  nodes {nodes}, {:.0}s",
+                proof::dir::unit_name(&question),
+                question.leaf,
+                question.beta,
+                root_question(proof, root_beta),
+                start.elapsed().as_secs_f64()
+            )),
+            Event::Done {
+                question,
+                result,
+                nodes: n,
+                seconds,
+            } => {
+                nodes += n;
+                units += 1;
+                progress.line(&format!(
+                    "unit {:<10} value >= {:>3}? {}  {:>14} nodes  {:>9.0} nodes/s  {:>8.2}s  \
+                     ({units} units, {:.0}s)",
+                    proof::dir::unit_name(&question),
+                    question.beta,
+                    answer_text(question.beta, result),
+                    n,
+                    n as f64 / seconds.max(1e-3),
+                    seconds,
+                    start.elapsed().as_secs_f64()
+                ));
+            }
+            Event::Waiting { in_flight } => progress.message(&format!(
+                "waiting: the {in_flight} open units are claimed by other workers"
+            )),
+            Event::Warning(w) => {
+                progress.finish();
+                eprintln!("warning: {w}");
+            }
+        },
+    )?;
+    progress.finish();
+    Ok(summary)
+}
+
+/// A leaf answer: `yes (>= 5)` or `no (<= 2)`.
+fn answer_text(beta: i32, result: i32) -> String {
+    if result >= beta {
+        format!("yes (>= {result})")
+    } else {
+        format!("no (<= {result})")
+    }
+}
+
+/// A margin interval as text: the value when exact, else its bounds labelled as such.
+fn bounds_text(iv: Interval) -> String {
+    if iv.is_exact() {
+        format!("{:+} (proved)", iv.lo)
+    } else {
+        format!("{:+} <= margin <= {:+} (bounds)", iv.lo, iv.hi)
+    }
+}
+
+/// The open root question, its open units, and how many of them are claimed.
+struct Round {
+    beta: Option<i32>,
+    open: Vec<Question>,
+    in_flight: usize,
+    live: std::collections::HashSet<String>,
+}
+
+fn round(proof: &Proof, st: &State) -> Result<Round, CliError> {
+    let root = proof.front.interval(proof.front.root, &st.know);
+    let beta = solver::proof::FrontEnd::root_beta(root, proof.manifest.guess);
+    let open = match beta {
+        Some(b) => proof.front.questions(b, &st.know, &mut |_| None),
+        None => Vec::new(),
+    };
+    let claims = proof.claims("status", Duration::from_secs(1));
+    let now = proof::claim::now_secs();
+    let live: std::collections::HashSet<String> = claims
+        .all()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, c)| c.expires >= now)
+        .map(|(u, _)| u)
+        .collect();
+    // Workers order the front end by their own searches, so their open questions may
+    // differ from the list above: every live claim counts as in flight.
+    let in_flight = live.len();
+    Ok(Round {
+        beta,
+        open,
+        in_flight,
+        live,
+    })
+}
+
+/// Each first move's proved margin interval (empty when the front end has no interior).
+fn first_moves(proof: &Proof, st: &State) -> Vec<(MoveText, Interval)> {
+    let solver::proof::tree::Target::Node(n) = proof.front.root else {
+        return Vec::new();
+    };
+    let side = proof.manifest.position.to_move;
+    proof.front.nodes[n]
+        .moves
+        .iter()
+        .map(|m| {
+            (
+                MoveText::annotated(side, m.pit, &m.step),
+                proof.margins(proof.front.move_interval(m, &st.know)),
+            )
+        })
+        .collect()
+}
+
+fn report(
+    a: &ProveArgs,
+    proof: &Proof,
+    st: &State,
+    work: Option<proof::WorkSummary>,
+) -> Result<(), CliError> {
+    let m = &proof.manifest;
+    let root = proof.margins(proof.front.interval(proof.front.root, &st.know));
+    let r = round(proof, st)?;
+    let moves = first_moves(proof, st);
+    let left = r
+        .open
+        .iter()
+        .filter(|q| !r.live.contains(&proof::dir::unit_name(q)))
+        .count();
+    if a.json {
+        let obj = json!({
+            "dir": a.dir.display().to_string(),
+            "rules": m.rules.to_string(),
+            "position": m.position.to_string(),
+            "depth": m.depth,
+            "front_nodes": proof.front.nodes.len(),
+            "leaves": proof.front.leaves.len(),
+            "proved": root.is_exact(),
+            "value": root.is_exact().then_some(root.lo),
+            "margin_at_least": root.lo,
+            "margin_at_most": root.hi,
+            "testing": r.beta.map(|b| root_question(proof, b)),
+            "first_moves": moves.iter().map(|(t, iv)| json!({
+                "move": t.to_string(),
+                "proved": iv.is_exact(),
+                "margin_at_least": iv.lo,
+                "margin_at_most": iv.hi,
+            })).collect::<Vec<_>>(),
+            "units": {
+                "done": st.answered.len(),
+                "in_flight": r.in_flight,
+                "left": left,
+                "records": st.records.len(),
+                "duplicates": st.duplicates,
+            },
+            "nodes": st.nodes,
+            "seconds": st.millis as f64 / 1000.0,
+            "cpu_seconds": st.cpu_millis as f64 / 1000.0,
+            "result_files": st.files,
+            "warnings": st.warnings,
+            "this_run": work.map(|w| json!({"units": w.units, "nodes": w.nodes})),
+        });
+        say!("{obj}");
+        return Ok(());
+    }
+    say!("proof:       {}", a.dir.display());
+    say!("rules:       {}", m.rules);
+    say!("position:    {}", m.position);
+    say!(
+        "front end:   {} plies, {} interior nodes, {} leaves",
+        m.depth,
+        proof.front.nodes.len(),
+        proof.front.leaves.len()
+    );
+    if root.is_exact() {
+        say!(
+            "value:       {:+} (final margin, South minus North; proved: its bounds meet)",
+            root.lo
+        );
+    } else {
+        say!(
+            "bounds:      {:+} <= margin <= {:+} (proved bounds, not yet the value)",
+            root.lo,
+            root.hi
+        );
+    }
+    if let Some(b) = r.beta {
+        say!(
+            "testing:     {}? ({} units in flight, {left} more open)",
+            root_question(proof, b),
+            r.in_flight
+        );
+    }
+    for (t, iv) in &moves {
+        say!("  {:<6} {}", t.to_string(), bounds_text(*iv));
+    }
+    say!(
+        "units:       {} done ({} records, {} answered twice), {} in flight, {left} left in \
+         this test",
+        st.answered.len(),
+        st.records.len(),
+        st.duplicates,
+        r.in_flight
+    );
+    say!(
+        "work:        {} nodes, {:.1}s of search ({:.1} CPU seconds), {} result files",
+        st.nodes,
+        st.millis as f64 / 1000.0,
+        st.cpu_millis as f64 / 1000.0,
+        st.files
+    );
+    if let Some(w) = work {
+        say!(
+            "this run:    {} units, {} nodes{}",
+            w.units,
+            w.nodes,
+            if w.complete { "" } else { " (stopped early)" }
+        );
+    }
+    Ok(())
+}
+
+/// `--check`: re-derive the root and re-solve a random sample of the stored units.
+fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
+    let st = proof.load()?;
+    warn(&st.warnings);
+    let root = proof.margins(proof.front.interval(proof.front.root, &st.know));
+    let progress = Progress::new(a.quiet, "check");
+    let back = backing(proof, &a.search, &progress)?;
+    let mut solver = solver_for(proof, &back, &a.search)?;
+    let seed = a.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    // Distinct records, drawn by a xorshift generator from the seed.
+    let n = st.records.len();
+    let mut picks: Vec<usize> = Vec::new();
+    let mut x = seed | 1;
+    while picks.len() < a.sample.min(n) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let i = (x % n as u64) as usize;
+        if !picks.contains(&i) {
+            picks.push(i);
+        }
+    }
+    let mut disagree = Vec::new();
+    let mut lines = Vec::new();
+    for &i in &picks {
+        let rec = st.records[i];
+        let leaf = proof.front.leaves[rec.leaf as usize];
+        let (beta, stored) = (rec.beta as i32, rec.result as i32);
+        let (again, _) = proof::answer(&mut solver, &leaf, beta, a.search.max_depth);
+        // Fail-soft bounds may differ with the table's contents; the answer to the
+        // question and the consistency of the two bounds may not.
+        let mut iv = Interval::trivial(leaf.seeds);
+        let agree =
+            (again >= beta) == (stored >= beta) && iv.learn(beta, stored) && iv.learn(beta, again);
+        let line = format!(
+            "leaf {} ({}) value >= {beta}? stored {}, re-solved {}: {}",
+            rec.leaf,
+            proof.leaf_position(rec.leaf as usize),
+            answer_text(beta, stored),
+            answer_text(beta, again),
+            if agree { "agree" } else { "DISAGREE" }
+        );
+        progress.line(&line);
+        if !agree {
+            disagree.push(line.clone());
+        }
+        lines.push(json!({"leaf": rec.leaf, "beta": beta, "stored": stored, "resolved": again, "agree": agree}));
+    }
+    progress.finish();
+    if a.json {
+        say!(
+            "{}",
+            json!({
+                "records": st.records.len(),
+                "margin_at_least": root.lo,
+                "margin_at_most": root.hi,
+                "proved": root.is_exact(),
+                "seed": seed,
+                "sample": lines,
+                "disagreements": disagree.len(),
+            })
+        );
+    } else {
+        say!(
+            "root:        {} (re-derived by minimax from {} records)",
+            bounds_text(root),
+            st.records.len()
+        );
+        say!(
+            "sample:      {} units re-solved (seed {seed}), {} disagreements",
+            picks.len(),
+            disagree.len()
+        );
+    }
+    if !disagree.is_empty() {
+        return Err(CliError::Mismatch(format!(
+            "{} of {} re-solved units disagree with the stored results:\n{}",
+            disagree.len(),
+            picks.len(),
+            disagree.join("\n")
+        )));
+    }
+    Ok(())
+}
