@@ -9,13 +9,12 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::json;
-use solver::dbfile::Database;
 use solver::notation::MoveText;
 use solver::proof::{self, Event, Interval, Manifest, Proof, Question, State, WorkOptions};
-use solver::{Position, Rules, Solver};
+use solver::{Engine, Method, Position, Rules, Solver};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
-use crate::cmd::solve::{endgame_table, transposition_table, Progress, SearchArgs};
+use crate::cmd::solve::{self, transposition_table, Backing, Progress, SearchArgs};
 use crate::error::CliError;
 
 macro_rules! say {
@@ -202,66 +201,33 @@ fn warn(warnings: &[String]) {
     }
 }
 
-/// The resources behind a search: endgame table and database.
-struct Backing {
-    db: Option<Database>,
-    endgame: Option<solver::Endgame>,
-}
-
+/// The value sources behind a proof's units: those of `kalah solve` (database, endgame
+/// table), refused for rules that can cycle, which the proof's search cannot play.
 fn backing(proof: &Proof, search: &SearchArgs, progress: &Progress) -> Result<Backing, CliError> {
     let rules = proof.manifest.rules;
-    let db = match &search.db {
-        Some(dir) => {
-            let db = Database::open(dir, &rules).map_err(crate::cmd::db::DbCmdError::from)?;
-            if db.levels() == 0 {
-                return Err(CliError::NoDatabase {
-                    dir: dir.clone(),
-                    file: db_format::file_name(&rules.db_key(), 0),
-                });
-            }
-            Some(db)
-        }
-        None => None,
-    };
-    let endgame = endgame_table(
-        &proof.game,
-        proof.manifest.position.board_seeds(),
-        search.endgame,
-        db.is_some(),
-        |msg, done| {
-            if done {
-                progress.line(msg);
-            } else {
-                progress.message(msg);
-            }
-        },
-    )?;
-    Ok(Backing { db, endgame })
+    if Method::for_rules(&rules) == Method::Cyclic {
+        return Err(CliError::BadOption(
+            "these rules cannot be searched: they can cycle".into(),
+        ));
+    }
+    solve::backing(rules, &proof.manifest.position, search, progress)
 }
 
+/// The search that answers a proof's units, assembled as `kalah solve`'s (see
+/// `solver::engine`).
 fn solver_for<'a>(
-    proof: &'a Proof,
+    proof: &Proof,
     back: &'a Backing,
     search: &SearchArgs,
 ) -> Result<Solver<'a>, CliError> {
     let seeds = proof.manifest.position.board_seeds();
-    let table =
-        transposition_table(&proof.manifest.rules, seeds, search.tt_mb)?.ok_or_else(|| {
-            CliError::BadOption("these rules cannot be searched: they can cycle".into())
-        })?;
-    let mut s = Solver::with_table(&proof.game, table)
-        .map_err(CliError::Solve)?
-        .with_threads(search.threads);
-    if let Some(db) = &back.db {
-        s = s.with_probe(db);
+    let table = transposition_table(&proof.manifest.rules, seeds, search.tt_mb)?;
+    match solve::engine(back, search, table, None)? {
+        Engine::Search(solver) => Ok(*solver),
+        Engine::Cyclic(_) => Err(CliError::BadOption(
+            "these rules cannot be searched: they can cycle".into(),
+        )),
     }
-    if let Some(e) = &back.endgame {
-        s = s.with_endgame(e);
-    }
-    if let Some(k) = search.split_seeds {
-        s = s.with_split_seeds(k);
-    }
-    Ok(s)
 }
 
 /// The root question "gain >= beta" as a final-margin bound, e.g. `margin >= +7`.

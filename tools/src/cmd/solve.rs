@@ -272,7 +272,7 @@ pub fn check_db_dir(dir: &std::path::Path) -> Result<(), CliError> {
 }
 
 /// Resources that must outlive the engine.
-struct Backing {
+pub(crate) struct Backing {
     game: Game,
     db: Option<Database>,
     memory: Option<MemoryDb>,
@@ -282,7 +282,7 @@ struct Backing {
     setup_seconds: f64,
 }
 
-fn backing(
+pub(crate) fn backing(
     rules: Rules,
     pos: &Position,
     search: &SearchArgs,
@@ -439,7 +439,7 @@ pub fn endgame_table(
 
 /// The engine for `b` (see [`solver::engine`]): a search on `table` (from
 /// [`transposition_table`]) with `search`'s settings, or `b`'s retrograde analysis.
-fn engine<'a>(
+pub(crate) fn engine<'a>(
     b: &'a Backing,
     search: &SearchArgs,
     table: Option<Table>,
