@@ -22,8 +22,9 @@ use std::time::{Duration, Instant};
 use db_format::RulesKey;
 use solver::analysis::{self, DbOracle, MoveMargin, Oracle};
 use solver::dbfile::Database;
+use solver::engine::{transposition_table, Settings, Sources};
 use solver::gen::cyclic;
-use solver::{Endgame, Game, MoveText, Position, Probe, Rules, Solver};
+use solver::{Endgame, Engine, Game, MoveText, Position, Probe, Rules};
 use tokio::sync::watch;
 
 /// The longest principal variation given for rules that can cycle (as `kalah solve`).
@@ -452,17 +453,27 @@ impl Explorer {
                 Some(k) => self.endgame(&game, k).map_err(ComputeError::Failed)?,
                 None => None,
             };
-            let table_mb = solver::search::tt::sized_for(rules.pits(), seeds, self.limits.tt_mb);
-            let mut s = Solver::new(&game, table_mb)
-                .map_err(|e| ComputeError::Failed(e.to_string()))?
-                .with_threads(self.limits.threads)
-                .with_cancel(Arc::clone(cancel));
-            if let Some(d) = &db {
-                s = s.with_probe(&**d);
-            }
-            if let Some(e) = &endgame {
-                s = s.with_endgame(e);
-            }
+            // The search `kalah solve` would run (see `solver::engine`), stoppable by the
+            // request's budget.
+            let failed = |e: solver::SolveError| ComputeError::Failed(e.to_string());
+            let table = transposition_table(rules, seeds, self.limits.tt_mb).map_err(failed)?;
+            let sources = Sources {
+                db: db.as_deref().map(|d| d as &dyn Probe),
+                endgame: endgame.as_deref(),
+                cyclic: None,
+            };
+            let settings = Settings {
+                threads: self.limits.threads,
+                ..Settings::default()
+            };
+            let Engine::Search(s) =
+                Engine::new(&game, sources, table, &settings).map_err(failed)?
+            else {
+                return Err(ComputeError::Failed(
+                    "these rules can cycle: they are answered by retrograde analysis".into(),
+                ));
+            };
+            let mut s = s.with_cancel(Arc::clone(cancel));
             let source = if in_db {
                 Source::Database
             } else {
