@@ -6,7 +6,7 @@
 //!
 //! At most `max_searches` searches run at once (a request that needs another one is told
 //! the server is busy); each runs on a blocking thread with its own transposition table
-//! of at most `tt_mb` MiB and is stopped once it has run `budget` ([`Solver::with_cancel`]):
+//! of at most `tt_mb` MiB and is stopped once it has run `budget` ([`solver::Solver::with_cancel`]):
 //! its request is then told that the search did not finish, and nothing it found is shown.
 //! Endgame tables (built once per rule set, the latest one kept) hold at most
 //! `endgame_boards` boards, and rules that can cycle are solved by retrograde analysis
