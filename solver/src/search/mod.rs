@@ -100,7 +100,7 @@ pub enum Event {
 /// count reaches a multiple of this (a power of two, so that the test in the search's hot
 /// path is one mask; about a millisecond of search), besides the ends of tests and split
 /// points.
-const PUBLISH_EVERY: u64 = 1 << 12;
+pub const PUBLISH_EVERY: u64 = 1 << 12;
 
 /// One zero-window test of MTD(f) and what it proved: with `result >= beta` the value is
 /// at least `result`, otherwise at most `result` (the fail-soft bound contract of
