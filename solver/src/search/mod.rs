@@ -96,11 +96,11 @@ pub enum Event {
     Iteration(Iteration),
 }
 
-/// A search adds its nodes to the counter of [`Solver::with_node_counter`] whenever its
-/// count reaches a multiple of this (a power of two, so that the test in the search's hot
-/// path is one mask; about a millisecond of search), besides the ends of tests and split
-/// points.
-pub const PUBLISH_EVERY: u64 = 1 << 12;
+/// A search adds its nodes to the counter of [`Solver::with_node_counter`] every this many
+/// nodes it counts (a few hundredths of a second of search), besides the ends of tests and
+/// split points: the nodes of a `u16` that wraps, so that the search's hot path adds only
+/// its increment and a branch on the flag it sets.
+pub const PUBLISH_EVERY: u64 = 1 << u16::BITS;
 
 /// One zero-window test of MTD(f) and what it proved: with `result >= beta` the value is
 /// at least `result`, otherwise at most `result` (the fail-soft bound contract of
@@ -194,6 +194,8 @@ pub struct Solver<'a> {
     /// (by this search or, merged in with their nodes, by the searches of its split
     /// points).
     published: u64,
+    /// The nodes counted, modulo [`PUBLISH_EVERY`]: [`Solver::publish`] when it wraps.
+    tick: u16,
     /// Values read from the database.
     pub probes: u64,
     /// Values read from the endgame table.
@@ -238,6 +240,7 @@ impl<'a> Solver<'a> {
             stats: tt::Stats::default(),
             nodes: 0,
             published: 0,
+            tick: 0,
             probes: 0,
             endgame_reads: 0,
             tests: Vec::new(),
@@ -312,10 +315,10 @@ impl<'a> Solver<'a> {
 
     /// Add the nodes of every search of this solver to `counter` as they are searched, for
     /// a display of a long search to read from another thread: each search adds its own
-    /// whenever its count reaches a multiple of [`PUBLISH_EVERY`], and at the end of each
-    /// split point (where its count jumps by its threads') and of each test, where the
-    /// counter is exact; in between it lags [`Solver::nodes`] by less than
-    /// [`PUBLISH_EVERY`] nodes a search in flight. Node counts and values are those of a
+    /// every [`PUBLISH_EVERY`] nodes it counts, and at the end of each split point (where
+    /// its count jumps by its threads') and of each test, where the counter is exact; in
+    /// between it lags [`Solver::nodes`] by less than [`PUBLISH_EVERY`] nodes a search in
+    /// flight. Node counts and values are those of a
     /// search without it.
     pub fn with_node_counter(mut self, counter: Arc<AtomicU64>) -> Solver<'a> {
         self.config.counter = Some(counter);
@@ -428,7 +431,8 @@ impl<'a> Solver<'a> {
             return ceiling;
         }
         self.nodes += 1;
-        if self.nodes & (PUBLISH_EVERY - 1) == 0 {
+        self.tick = self.tick.wrapping_add(1);
+        if self.tick == 0 {
             self.publish();
         }
         if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
