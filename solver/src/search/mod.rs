@@ -98,8 +98,9 @@ pub enum Event {
 
 /// A search adds its nodes to the counter of [`Solver::with_node_counter`] every this many
 /// nodes it counts (a few hundredths of a second of search), besides the ends of tests and
-/// split points: the nodes of a `u16` that wraps, so that the search's hot path adds only
-/// its increment and a branch on the flag it sets.
+/// split points: the period of a `u16` count that wraps, so that the search's hot path
+/// adds only its increment and a branch on the flag it sets (results/bench.md, "The
+/// search's node counter").
 pub const PUBLISH_EVERY: u64 = 1 << u16::BITS;
 
 /// One zero-window test of MTD(f) and what it proved: with `result >= beta` the value is
@@ -318,8 +319,7 @@ impl<'a> Solver<'a> {
     /// every [`PUBLISH_EVERY`] nodes it counts, and at the end of each split point (where
     /// its count jumps by its threads') and of each test, where the counter is exact; in
     /// between it lags [`Solver::nodes`] by less than [`PUBLISH_EVERY`] nodes a search in
-    /// flight. Node counts and values are those of a
-    /// search without it.
+    /// flight. Node counts and values are those of a search without it.
     pub fn with_node_counter(mut self, counter: Arc<AtomicU64>) -> Solver<'a> {
         self.config.counter = Some(counter);
         self
