@@ -11,7 +11,7 @@ use crate::notation::MoveText;
 use crate::position::{Position, Side};
 use crate::probe::Probe;
 use crate::score;
-use crate::search::{Iteration, SolveError, Solver, Test};
+use crate::search::{Event, Iteration, SolveError, Solver, Test};
 
 /// The solution of a position.
 #[derive(Clone, Debug)]
@@ -49,6 +49,25 @@ impl Bound {
             margin: score::margin(pos, test.result),
             nodes: test.nodes,
         }
+    }
+
+    /// The bound on the final margin that a test of the root of `pos` against `beta` asks
+    /// about ("is the side to move's gain at least `beta`?"), which a yes proves: for
+    /// South to move "margin >= m", for North "margin <= m". `nodes` is 0.
+    pub fn question(pos: &Position, beta: i32) -> Bound {
+        Bound {
+            at_least: pos.to_move.sign() > 0,
+            margin: score::margin(pos, beta),
+            nodes: 0,
+        }
+    }
+}
+
+/// `margin >= +8` or `margin <= -2`.
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let op = if self.at_least { ">=" } else { "<=" };
+        write!(f, "margin {op} {:+}", self.margin)
     }
 }
 
@@ -202,18 +221,22 @@ pub fn solve_by_oracle(
 }
 
 /// Solve `pos` exactly by iterative deepening up to `max_depth`, on the solver's threads
-/// (see [`Solver::with_threads`]).
+/// (see [`Solver::with_threads`]). `events` hears of each test and iteration (see
+/// [`Solver::solve`]; [`Bound::question`] and [`Bound::of`] put a test's bounds as final
+/// margins).
 pub fn solve(
     solver: &mut Solver<'_>,
     pos: &Position,
     max_depth: u8,
-    mut progress: impl FnMut(&Iteration),
+    mut events: impl FnMut(&Event),
 ) -> Result<Solution, SolveError> {
     let board = pos.board();
     let mut iterations = Vec::new();
-    let value = solver.solve(&board, max_depth, |it| {
-        iterations.push(*it);
-        progress(it)
+    let value = solver.solve(&board, max_depth, |e| {
+        if let Event::Iteration(it) = e {
+            iterations.push(*it);
+        }
+        events(e)
     });
     let proof = solver.tests.iter().map(|t| Bound::of(pos, t)).collect();
     let pv = notate(pos.to_move, solver.principal_variation(&board, value)?);

@@ -6,6 +6,7 @@
 mod args;
 mod cmd;
 mod error;
+mod progress;
 mod serve;
 mod view;
 

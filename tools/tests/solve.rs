@@ -456,3 +456,99 @@ fn a_guess_changes_the_tests_not_the_value() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--guess"));
 }
+
+/// The exact search's tests as stderr names them where it is not a terminal: each start
+/// ("exact: testing margin >= +8") and each end ("exact: margin >= +8? yes: margin >=
+/// +8  (...)"), as (question, yes, proved bound) of the ends in order, with the check that
+/// each end follows the start of the same question.
+fn tests_on_stderr(stderr: &str) -> Vec<(String, bool, String)> {
+    let mut started = None;
+    let mut ended = Vec::new();
+    for line in stderr.lines().map(str::trim) {
+        if let Some(q) = line.strip_prefix("exact: testing ") {
+            assert_eq!(started, None, "two starts in a row: {stderr}");
+            started = Some(q.to_string());
+        } else if let Some(rest) = line.strip_prefix("exact: margin ") {
+            let Some((q, rest)) = rest.split_once("? ") else {
+                continue; // the iteration's line: "exact: margin  +8  nodes ..."
+            };
+            let q = format!("margin {q}");
+            assert_eq!(started.take().as_ref(), Some(&q), "{stderr}");
+            let (answer, rest) = rest.split_once(": ").unwrap();
+            let proved = rest.split("  (").next().unwrap().to_string();
+            ended.push((q, answer == "yes", proved));
+        }
+    }
+    assert_eq!(started, None, "a test that did not end: {stderr}");
+    ended
+}
+
+#[test]
+fn solve_names_each_exact_test_on_stderr_as_a_final_margin() {
+    // Empty-capture Kalah(4,3) is +8 (Irving, Donkers & Uiterwijk 2000, Table 9); with
+    // North to move first the margins are North's to minimise ("margin <= m").
+    for (pos, at_least, value) in [
+        ("3,3,3,3/0/3,3,3,3/0/A", true, 8),
+        ("3,3,3,3/0/3,3,3,3/0/B", false, -8),
+    ] {
+        let out = kalah()
+            .args(["solve", "--position", pos, "--capture", "empty"])
+            .args([
+                "--endgame",
+                "none",
+                "--tt-mb",
+                "16",
+                "--threads",
+                "2",
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        // stdout is one JSON object, the progress all on stderr.
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(stdout.lines().count(), 1, "{stdout}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["value"], value, "{pos}");
+        // Each test of the proof, named by the bound it tests and the bound it proved.
+        let proof = v["proof"].as_array().unwrap();
+        let tests = tests_on_stderr(&stderr);
+        assert_eq!(tests.len(), proof.len(), "{stderr}");
+        assert!(!tests.is_empty());
+        for ((asked, yes, proved), b) in tests.iter().zip(proof) {
+            let op = if at_least { ">=" } else { "<=" };
+            assert!(asked.starts_with(&format!("margin {op} ")), "{asked}");
+            let bound_op = if b["bound"] == "at_least" { ">=" } else { "<=" };
+            let m = b["margin"].as_i64().unwrap();
+            assert_eq!(*proved, format!("margin {bound_op} {m:+}"));
+            // A yes proves the bound asked about (or a better one), a no its opposite.
+            assert_eq!(*yes, bound_op == op, "{asked}: {proved}");
+        }
+        let last = format!("exact: margin {:>4}", format!("{value:+}"));
+        assert!(
+            stderr.lines().any(|l| l.trim().starts_with(&last)),
+            "{stderr}"
+        );
+    }
+    // Quiet: no progress at all.
+    let quiet = kalah()
+        .args([
+            "solve",
+            "--position",
+            "3,3,3,3/0/3,3,3,3/0/A",
+            "--capture",
+            "empty",
+        ])
+        .args(["--endgame", "none", "--tt-mb", "16", "--json", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+    let v: Value = serde_json::from_str(&String::from_utf8(quiet.stdout).unwrap()).unwrap();
+    assert_eq!(v["value"], 8);
+}

@@ -55,7 +55,7 @@ use crate::probe::Probe;
 use crate::search::endgame::Endgame;
 use order::Ordered;
 use split::Abort;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tt::{Table, EXACT, NO_MOVE};
@@ -69,7 +69,7 @@ pub const MAX_ID_DEPTH: u8 = 16;
 pub const DEFAULT_ID_DEPTH: u8 = 8;
 
 /// What one deepening iteration found, for progress reports.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Iteration {
     /// The depth, or [`tt::EXACT`] for the final exact search.
     pub depth: u8,
@@ -80,6 +80,28 @@ pub struct Iteration {
     /// Zero-window tests this iteration took.
     pub tests: u32,
 }
+
+/// What [`Solver::solve`] tells its caller as it goes: each zero-window test as it starts
+/// and ends, and each deepening iteration as it ends. A display of a long search shows
+/// them with the nodes of [`Solver::with_node_counter`]'s counter, read from another
+/// thread meanwhile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A test starts: is the value at `depth` ([`tt::EXACT`]: the exact search) at least
+    /// `beta`?
+    Testing { depth: u8, beta: i32 },
+    /// That test ended.
+    Tested { depth: u8, test: Test },
+    /// An iteration ended (the last one, of depth [`tt::EXACT`], is the exact search).
+    Iteration(Iteration),
+}
+
+/// A search adds its nodes to the counter of [`Solver::with_node_counter`] every this many
+/// nodes it counts (a few hundredths of a second of search), besides the ends of tests and
+/// split points: the period of a `u16` count that wraps, so that the search's hot path
+/// adds only its increment and a branch on the flag it sets (results/bench.md, "The
+/// search's node counter").
+pub const PUBLISH_EVERY: u64 = 1 << u16::BITS;
 
 /// One zero-window test of MTD(f) and what it proved: with `result >= beta` the value is
 /// at least `result`, otherwise at most `result` (the fail-soft bound contract of
@@ -125,6 +147,9 @@ struct Config<'a> {
     /// Set from outside ([`Solver::with_cancel`]) to stop every search of this solver: they
     /// unwind as a stopped split point's do, and the values they return mean nothing.
     cancel: Option<Arc<AtomicBool>>,
+    /// Shared with a display on another thread ([`Solver::with_node_counter`]): every
+    /// search of this solver, on every thread, adds its nodes to it.
+    counter: Option<Arc<AtomicU64>>,
 }
 
 impl Default for Config<'_> {
@@ -139,6 +164,7 @@ impl Default for Config<'_> {
             endgame: None,
             endgame_max: i32::MIN,
             cancel: None,
+            counter: None,
         }
     }
 }
@@ -165,6 +191,12 @@ pub struct Solver<'a> {
     /// those answered before it by the seeds left, the endgame table, a database or the
     /// moves into them (see `Solver::peek`); the root of a test always counts.
     pub nodes: u64,
+    /// Of `nodes`, those already added to the counter of [`Solver::with_node_counter`]
+    /// (by this search or, merged in with their nodes, by the searches of its split
+    /// points).
+    published: u64,
+    /// The nodes counted, modulo [`PUBLISH_EVERY`]: [`Solver::publish`] when it wraps.
+    tick: u16,
     /// Values read from the database.
     pub probes: u64,
     /// Values read from the endgame table.
@@ -208,6 +240,8 @@ impl<'a> Solver<'a> {
             stop: None,
             stats: tt::Stats::default(),
             nodes: 0,
+            published: 0,
+            tick: 0,
             probes: 0,
             endgame_reads: 0,
             tests: Vec::new(),
@@ -280,6 +314,28 @@ impl<'a> Solver<'a> {
         self
     }
 
+    /// Add the nodes of every search of this solver to `counter` as they are searched, for
+    /// a display of a long search to read from another thread: each search adds its own
+    /// every [`PUBLISH_EVERY`] nodes it counts, and at the end of each split point (where
+    /// its count jumps by its threads') and of each test, where the counter is exact; in
+    /// between it lags [`Solver::nodes`] by less than [`PUBLISH_EVERY`] nodes a search in
+    /// flight. Node counts and values are those of a search without it.
+    pub fn with_node_counter(mut self, counter: Arc<AtomicU64>) -> Solver<'a> {
+        self.config.counter = Some(counter);
+        self
+    }
+
+    /// Add the nodes not yet added to the counter of [`Solver::with_node_counter`] (kept
+    /// out of line: the search's hot path calls it once every [`PUBLISH_EVERY`] nodes).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn publish(&mut self) {
+        if let Some(c) = &self.config.counter {
+            c.fetch_add(self.nodes.wrapping_sub(self.published), Ordering::Relaxed);
+            self.published = self.nodes;
+        }
+    }
+
     /// Whether the flag of [`Solver::with_cancel`] is set.
     pub fn cancelled(&self) -> bool {
         self.config
@@ -308,6 +364,7 @@ impl<'a> Solver<'a> {
         if self.nodes == before && self.probes == probes {
             self.nodes += 1;
         }
+        self.publish();
         r
     }
 
@@ -374,6 +431,10 @@ impl<'a> Solver<'a> {
             return ceiling;
         }
         self.nodes += 1;
+        self.tick = self.tick.wrapping_add(1);
+        if self.tick == 0 {
+            self.publish();
+        }
         if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
             if e.depth >= depth {
                 if e.lo as i32 >= beta {
@@ -503,6 +564,17 @@ impl<'a> Solver<'a> {
     /// zero-window tests are then in [`Solver::tests`] (at most `2 * seeds + 1`: each one
     /// narrows the range of possible values).
     pub fn mtdf(&mut self, board: &Board, guess: i32, depth: u8) -> i32 {
+        self.mtdf_told(board, guess, depth, &mut |_| {})
+    }
+
+    /// [`Solver::mtdf`], telling `events` of each test as it starts and ends.
+    fn mtdf_told(
+        &mut self,
+        board: &Board,
+        guess: i32,
+        depth: u8,
+        events: &mut dyn FnMut(&Event),
+    ) -> i32 {
         self.config.split_seeds = match self.pool {
             Some(_) => {
                 let below = self
@@ -523,13 +595,18 @@ impl<'a> Solver<'a> {
         self.tests.clear();
         while lo < hi && !self.stopped() {
             let beta = if g == lo { g + 1 } else { g };
+            events(&Event::Testing { depth, beta });
             let nodes = self.nodes;
             let r = self.test(board, seeds, beta, depth);
-            self.tests.push(Test {
+            let test = Test {
                 beta,
                 result: r,
                 nodes: self.nodes - nodes,
-            });
+            };
+            self.tests.push(test);
+            if !self.stopped() {
+                events(&Event::Tested { depth, test });
+            }
             if r < beta {
                 hi = r;
             } else {
@@ -543,13 +620,8 @@ impl<'a> Solver<'a> {
     /// The exact value of `board` (future net gain for the side to move), by iterative
     /// deepening: depth-limited MTD(f) at depths 2, 4, … up to `max_depth`, then the exact
     /// search, whose tests [`Solver::tests`] then lists (none for a terminal `board`).
-    /// `progress` hears of each iteration.
-    pub fn solve(
-        &mut self,
-        board: &Board,
-        max_depth: u8,
-        mut progress: impl FnMut(&Iteration),
-    ) -> i32 {
+    /// `events` hears of each test and each iteration.
+    pub fn solve(&mut self, board: &Board, max_depth: u8, mut events: impl FnMut(&Event)) -> i32 {
         self.tests.clear();
         if let Some(v) = self.game.terminal_value(board) {
             return v;
@@ -557,23 +629,28 @@ impl<'a> Solver<'a> {
         let mut guess = 0;
         let mut depth = 2;
         while depth <= max_depth.min(MAX_ID_DEPTH) && !self.stopped() {
-            let v = self.mtdf(board, guess, depth);
+            let v = self.mtdf_told(board, guess, depth, &mut events);
             guess = v;
-            progress(&Iteration {
+            events(&Event::Iteration(Iteration {
                 depth,
                 value: v,
                 nodes: self.nodes,
                 tests: self.tests.len() as u32,
-            });
+            }));
             depth += 2;
         }
-        let v = self.mtdf(board, self.config.guess.unwrap_or(guess), EXACT);
-        progress(&Iteration {
+        let v = self.mtdf_told(
+            board,
+            self.config.guess.unwrap_or(guess),
+            EXACT,
+            &mut events,
+        );
+        events(&Event::Iteration(Iteration {
             depth: EXACT,
             value: v,
             nodes: self.nodes,
             tests: self.tests.len() as u32,
-        });
+        }));
         v
     }
 
@@ -643,6 +720,7 @@ impl<'a> Solver<'a> {
             value = step.child_value(value);
             board = step.board;
         }
+        self.publish();
         Ok(pv)
     }
 

@@ -71,6 +71,8 @@ impl Solver<'_> {
         let mut best = (i32::MIN, NO_MOVE);
         for (v, pit, child) in results {
             self.nodes += child.nodes;
+            // What the child added to the shared counter itself is not added again.
+            self.published += child.published;
             self.probes += child.probes;
             self.endgame_reads += child.endgame_reads;
             self.stats += child.stats;
@@ -78,6 +80,9 @@ impl Solver<'_> {
                 best = (v, pit);
             }
         }
+        // The children's nodes not yet in the counter are now this search's: added here,
+        // since its own count jumps by them past the multiples the search publishes at.
+        self.publish();
         best
     }
 }

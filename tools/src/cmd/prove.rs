@@ -245,7 +245,7 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     let worker = proof::worker_id();
     let progress = Progress::new(a.quiet, &format!("proof {}", a.dir.display()));
     let back = backing(proof, &a.search, &progress)?;
-    let solver = solver_for(proof, &back, &a.search)?;
+    let solver = progress.watch(solver_for(proof, &back, &a.search)?);
     let opts = WorkOptions {
         lease: Duration::from_secs(a.lease),
         poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),

@@ -7,18 +7,18 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
-use solver::analysis::{self, MoveMargin, Solution};
+use solver::analysis::{self, Bound, MoveMargin, Solution};
 use solver::dbfile::Database;
 use solver::engine::{Engine, Method, Settings, Sources};
 use solver::pie::{self, PieAnalysis};
 use solver::search::tt::{Table, EXACT};
-use solver::search::Iteration;
+use solver::search::{Event, Iteration};
 use solver::{gen::cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
 use crate::error::CliError;
+pub use crate::progress::Progress;
 
 /// `println!` that returns an error instead of panicking when stdout is closed (for
 /// example `kalah moves | head -1`).
@@ -178,51 +178,6 @@ pub struct SolveArgs {
     /// that step up to it (to re-check a known value)
     #[arg(long, value_name = "MARGIN", allow_hyphen_values = true)]
     pub guess: Option<i32>,
-}
-
-/// A progress display on stderr: a spinner, and one line per finished step.
-pub struct Progress {
-    bar: Option<ProgressBar>,
-}
-
-impl Progress {
-    pub fn new(quiet: bool, what: &str) -> Progress {
-        if quiet {
-            return Progress { bar: None };
-        }
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
-                // Invariant: the template above is valid.
-                .expect("valid progress template"),
-        );
-        bar.set_message(what.to_string());
-        bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        Progress { bar: Some(bar) }
-    }
-
-    /// Print a line above the spinner (or on stderr when it is not a terminal).
-    pub fn line(&self, s: &str) {
-        if let Some(bar) = &self.bar {
-            if bar.is_hidden() {
-                eprintln!("{s}");
-            } else {
-                bar.println(s);
-            }
-        }
-    }
-
-    pub fn message(&self, s: &str) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(s.to_string());
-        }
-    }
-
-    pub fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
 }
 
 /// The boards the retrograde analysis of rules that can cycle holds to solve a position
@@ -459,6 +414,14 @@ pub(crate) fn engine<'a>(
     Ok(Engine::new(&b.game, sources, table, &settings)?)
 }
 
+/// `engine`, its search's nodes shown by `progress` (see [`Progress::watch`]).
+fn watched<'a>(engine: Engine<'a>, progress: &Progress) -> Engine<'a> {
+    match engine {
+        Engine::Search(s) => Engine::Search(Box::new(progress.watch(*s))),
+        e => e,
+    }
+}
+
 fn signed(v: i32) -> String {
     format!("{v:+}")
 }
@@ -468,6 +431,45 @@ fn depth_name(d: u8) -> String {
         "exact".to_string()
     } else {
         format!("depth {d}")
+    }
+}
+
+/// What the display says of `event` of the search of `pos` (deepening from `start`): the
+/// exact search's tests as they start (a line of their own where stderr is not a terminal;
+/// the status message either way) and end, each as the final margin it asks about and what
+/// it proved; the deepening's tests as the status message alone; each iteration as a line.
+/// `test_start` is when the latest test started.
+fn report_event(
+    progress: &Progress,
+    pos: &Position,
+    event: &Event,
+    start: Instant,
+    test_start: &mut Instant,
+) {
+    match *event {
+        Event::Testing { depth, beta } => {
+            *test_start = Instant::now();
+            let asked = Bound::question(pos, beta);
+            let what = format!("{}: testing {asked}", depth_name(depth));
+            if depth == EXACT && progress.plain() {
+                progress.line(&format!("{:>8}: testing {asked}", depth_name(depth)));
+            }
+            progress.message(&what);
+        }
+        Event::Tested { depth, test } if depth == EXACT => {
+            let secs = test_start.elapsed().as_secs_f64();
+            progress.line(&format!(
+                "   exact: {}? {}: {}  ({} nodes in {secs:.2}s, {:.0} nodes/s; {:.2}s in all)",
+                Bound::question(pos, test.beta),
+                if test.is_lower() { "yes" } else { "no" },
+                Bound::of(pos, &test),
+                test.nodes,
+                test.nodes as f64 / secs.max(1e-9),
+                start.elapsed().as_secs_f64()
+            ));
+        }
+        Event::Tested { .. } => {}
+        Event::Iteration(it) => report_iteration(progress, pos, &it, start),
     }
 }
 
@@ -524,11 +526,12 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     // The guess is a final margin; the search's is the side to move's future gain (any
     // integer: the search clamps it to the seeds in play).
     let guess = args.guess.map(|m| solver::score::gain(&pos, m));
-    let mut engine = engine(&back, &a.search, table, guess)?;
+    let mut engine = watched(engine(&back, &a.search, table, guess)?, &progress);
     let start = Instant::now();
+    let mut test_start = start;
     let found = match &mut engine {
-        Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |it| {
-            report_iteration(&progress, &pos, it, start)
+        Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |e| {
+            report_event(&progress, &pos, e, start, &mut test_start)
         }),
         Engine::Cyclic(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
     };
@@ -624,10 +627,7 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
         let tests: Vec<String> = solution
             .proof
             .iter()
-            .map(|b| {
-                let op = if b.at_least { ">=" } else { "<=" };
-                format!("margin {op} {} ({} nodes)", signed(b.margin), b.nodes)
-            })
+            .map(|b| format!("{b} ({} nodes)", b.nodes))
             .collect();
         say!("proof:     {}", tests.join(", "));
     }
@@ -708,7 +708,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
     let back = backing(rules, &pos, &a.search, &progress)?;
     let start = Instant::now();
-    let mut engine = engine(&back, &a.search, table, None)?;
+    let mut engine = watched(engine(&back, &a.search, table, None)?, &progress);
     let mut done = 0;
     let margins: Vec<MoveMargin> = analysis::move_margins(engine.oracle(), &pos, |m| {
         done += 1;

@@ -234,8 +234,8 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
         return Err(SolveError::Cyclic.into());
     };
     let pos = Position::start(&rules);
-    let solution = analysis::solve(&mut solver, &pos, a.max_depth, |it| {
-        if let Some(bar) = bar {
+    let solution = analysis::solve(&mut solver, &pos, a.max_depth, |e| {
+        if let (Some(bar), solver::search::Event::Iteration(it)) = (bar, e) {
             let depth = if it.depth == solver::search::tt::EXACT {
                 "exact".to_string()
             } else {
