@@ -24,7 +24,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use super::claim::{now_secs, Claims};
 use super::journal::{self, Journal, JournalError, Kind, Record};
 use super::tree::{FrontEnd, Interval, Knowledge, Leaf, Question, Target};
-use super::Outcome;
+use super::{process_cpu_millis, Outcome};
 use crate::board::Board;
 use crate::game::Game;
 use crate::position::Position;
@@ -620,21 +620,6 @@ impl Proof {
             out
         })
     }
-}
-
-/// CPU time this process has used, all threads, in milliseconds (0 where the clock
-/// cannot be read).
-fn process_cpu_millis() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return 0;
-    }
-    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
 }
 
 /// Values and bounds fit in i16: a board holds at most 255 seeds.

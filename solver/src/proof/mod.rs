@@ -35,10 +35,26 @@ pub enum Outcome {
     Stopped,
 }
 
+/// CPU time this process has used, all threads, in milliseconds (0 where the clock
+/// cannot be read).
+pub fn process_cpu_millis() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
 /// Answer "is the value of `leaf` at least `beta`?" with one exact zero-window test,
 /// after depth-limited MTD(f) to `id_depth` (at least 2) has filled the table with
 /// move orders. With a `budget`, the exact test is stopped through `cancel` (the
-/// solver's flag, see [`Solver::with_cancel`]) once it has run that long; the deepening
+/// solver's flag, see [`Solver::with_cancel`]) once the process has spent that much CPU
+/// time on it (all its threads: a budget that a loaded machine does not shrink); the deepening
 /// is not timed, so that a unit's children, whose deepening costs about as much, are not
 /// stopped before their tests begin. Returns the outcome and the nodes searched, the
 /// deepening's included.
@@ -70,9 +86,10 @@ pub fn answer(
     );
     let r = std::thread::scope(|s| {
         s.spawn(|| {
-            let t = std::time::Instant::now();
+            let from = process_cpu_millis();
+            let budget = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
             while !done.load(Ordering::Relaxed) {
-                if t.elapsed() >= budget {
+                if process_cpu_millis().saturating_sub(from) >= budget {
                     cancel.store(true, Ordering::Relaxed);
                     return;
                 }

@@ -88,9 +88,10 @@ pub struct ProveArgs {
     /// Stop after this many units (to measure; the proof resumes where it stopped)
     #[arg(long, value_name = "N")]
     pub max_units: Option<u64>,
-    /// Seconds a unit's exact test may search before it is stopped and its board split
-    /// into its moves (which become units): a killed worker loses at most this much, and
-    /// a proof advances in steps that each end (0: never split; fractions accepted)
+    /// CPU seconds (all search threads) a unit's exact test may take before it is stopped
+    /// and its board split into its moves (which become units): a killed worker loses at
+    /// most about this much, and a proof advances in steps that each end (0: never split;
+    /// fractions accepted)
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_UNIT_SECONDS, value_parser = unit_seconds)]
     pub unit_seconds: f64,
     /// JSON on stdout: one object
