@@ -241,3 +241,39 @@ fn damaged_results_are_an_error_and_a_torn_tail_is_solved_again() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds a proof of Kalah(4,4)"));
 }
+
+#[test]
+fn units_stopped_at_their_budget_are_split_and_the_proof_still_reaches_the_value() {
+    // Kalah(6,3): its first units search far longer than 2 ms, so some are stopped
+    // and split; the proof must still close at the solve value, and --check must agree.
+    let rules = ["--pits", "6", "--seeds", "3"];
+    let expect = solve(&rules);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("proof");
+    let mut args = rules.to_vec();
+    args.extend_from_slice(&["--depth", "1", "--unit-seconds", "0.002", "--json"]);
+    let out = prove(&d, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out);
+    assert_eq!(proved_value(&v), expect);
+    assert!(v["splits"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["this_run"]["splits"].as_u64().unwrap() > 0, "{v}");
+    let st = status(&d);
+    assert_eq!(proved_value(&st), expect);
+    assert_eq!(st["splits"], v["splits"]);
+    let out = prove(&d, &["--check", "--sample", "6", "--seed", "7"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    for bad in ["-1", "nan", "x"] {
+        let out = prove(&d, &["--unit-seconds", bad]);
+        assert_eq!(out.status.code(), Some(2), "--unit-seconds {bad}");
+    }
+}

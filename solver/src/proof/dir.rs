@@ -6,23 +6,25 @@
 //! DIR/claims/<unit>     the units being worked on (see claim); not worth keeping
 //! ```
 //!
-//! Nothing else is state: the front end is expanded again from the manifest by every
-//! process, and what is proved is re-derived from the results each time they are read
-//! ([`Proof::load`]), so a directory copied, committed or moved to another machine goes
-//! on where it stopped.
+//! Nothing else is state: the front end is expanded again from the manifest and the
+//! splits recorded in the results by every process, and what is proved is re-derived
+//! from the results each time they are read ([`Proof::load`]), so a directory copied,
+//! committed or moved to another machine goes on where it stopped.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::claim::{now_secs, Claims};
-use super::journal::{self, Journal, JournalError, Record};
-use super::tree::{FrontEnd, Interval, Leaf, Question};
+use super::journal::{self, Journal, JournalError, Kind, Record};
+use super::tree::{FrontEnd, Interval, Knowledge, Leaf, Question, Target};
+use super::{process_cpu_millis, Outcome};
 use crate::board::Board;
 use crate::game::Game;
 use crate::position::Position;
@@ -126,9 +128,10 @@ impl Manifest {
     }
 }
 
-/// The deepest front end accepted: each ply multiplies the tree by up to the pits a side,
-/// and every process holds the whole tree (Kalah(6,6) at depth 8: 217,217 interior nodes
-/// and 943,597 leaves, 0.2 GB).
+/// The deepest front end accepted at creation: each ply multiplies the tree by up to the
+/// pits a side, and every process holds the whole tree (Kalah(6,6) at depth 8: 217,217
+/// interior nodes and 943,597 leaves, 0.2 GB). Splits deepen it only where a unit was too
+/// large.
 pub const MAX_DEPTH: u32 = 8;
 
 /// Why a proof directory cannot be used.
@@ -146,17 +149,22 @@ pub enum ProofError {
     #[error("{0}")]
     Refused(String),
     #[error(
-        "the results contradict each other on leaf {leaf} ({}): value >= {lo} and value <= {hi} \
+        "the results contradict each other on board {board}: value >= {lo} and value <= {hi} \
          (last read from {}); a search or the files are wrong",
-        board, path.display()
+        path.display()
     )]
     Contradiction {
-        leaf: u32,
         board: String,
         lo: i32,
         hi: i32,
         path: PathBuf,
     },
+    #[error(
+        "{}: a record names board {board}, which is not in this proof's front end; the file \
+         was damaged or belongs to another proof",
+        path.display()
+    )]
+    UnknownBoard { board: String, path: PathBuf },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
@@ -171,20 +179,36 @@ pub struct Proof {
     pub dir: PathBuf,
     pub manifest: Manifest,
     pub game: Game,
-    pub front: FrontEnd,
     id: u64,
+    /// The front end of the latest set of splits read, expanded once for it.
+    cache: Mutex<Option<Arc<Expanded>>>,
+}
+
+/// A front end and where each of its boards stands in it.
+#[derive(Debug)]
+pub struct Expanded {
+    /// The split boards it was expanded with, sorted.
+    splits: Vec<u128>,
+    pub front: FrontEnd,
+    places: HashMap<u128, Vec<Target>>,
 }
 
 /// What the results prove, read from every results file.
 #[derive(Debug, Clone)]
 pub struct State {
-    /// Proved bounds on each leaf's value.
-    pub know: Vec<Interval>,
+    /// The front end as the results' splits shape it.
+    pub tree: Arc<Expanded>,
+    /// Proved bounds on each board's value.
+    pub know: Knowledge,
     /// Every record read, file by file.
     pub records: Vec<Record>,
-    /// The distinct questions answered: each unit counts once, however many workers
-    /// answered it.
-    pub answered: HashSet<Question>,
+    /// The distinct questions answered, by board and `beta`: each unit counts once,
+    /// however many workers answered it.
+    pub answered: HashSet<(u128, i32)>,
+    /// The distinct boards split.
+    pub splits: usize,
+    /// CPU milliseconds spent on units stopped at the budget and split.
+    pub split_cpu_millis: u64,
     /// Records that answer a question answered before (two workers raced on one unit).
     pub duplicates: usize,
     pub nodes: u64,
@@ -260,14 +284,37 @@ impl Proof {
             std::fs::create_dir_all(&p).map_err(io(&p))?;
         }
         let game = Game::new(manifest.rules);
-        let front = FrontEnd::expand(&game, &manifest.position.board(), manifest.depth);
         Ok(Proof {
             dir: dir.to_path_buf(),
             id: manifest.id(),
             manifest,
             game,
-            front,
+            cache: Mutex::new(None),
         })
+    }
+
+    /// The front end expanded with `splits`, from the cache when they have not changed.
+    fn expanded(&self, splits: &HashSet<u128>) -> Arc<Expanded> {
+        let mut sorted: Vec<u128> = splits.iter().copied().collect();
+        sorted.sort_unstable();
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = cache.as_ref().filter(|e| e.splits == sorted) {
+            return Arc::clone(e);
+        }
+        let front = FrontEnd::expand(
+            &self.game,
+            &self.manifest.position.board(),
+            self.manifest.depth,
+            splits,
+        );
+        let places = front.places();
+        let e = Arc::new(Expanded {
+            splits: sorted,
+            front,
+            places,
+        });
+        *cache = Some(Arc::clone(&e));
+        e
     }
 
     pub fn results_dir(&self) -> PathBuf {
@@ -279,7 +326,8 @@ impl Proof {
     }
 
     /// Read every results file and derive what is proved. A record that does not belong
-    /// to this proof, a damaged record before the end of a file, or answers that
+    /// to this proof (another proof's id, a board outside the front end, an answer outside
+    /// the board's limits), a damaged record before the end of a file, or answers that
     /// contradict each other are errors; a torn final record is a warning.
     pub fn load(&self) -> Result<State, ProofError> {
         let dir = self.results_dir();
@@ -289,49 +337,88 @@ impl Proof {
             .filter(|p| p.extension().is_some_and(|x| x == journal::EXTENSION))
             .collect();
         files.sort();
+        let mut read = Vec::with_capacity(files.len());
+        let mut warnings = Vec::new();
+        let mut splits = HashSet::new();
+        for path in &files {
+            let out = journal::read(path, |r| self.check_record(r))?;
+            warnings.extend(out.torn);
+            splits.extend(
+                out.records
+                    .iter()
+                    .filter(|r| r.kind == Kind::Split)
+                    .map(|r| r.board_key),
+            );
+            read.push((path, out.records));
+        }
+        let tree = self.expanded(&splits);
         let mut st = State {
-            know: self.front.unknown(),
+            know: tree.front.unknown(),
+            tree: Arc::clone(&tree),
             records: Vec::new(),
             answered: HashSet::new(),
+            splits: splits.len(),
+            split_cpu_millis: 0,
             duplicates: 0,
             nodes: 0,
             millis: 0,
             cpu_millis: 0,
-            warnings: Vec::new(),
+            warnings,
             files: files.len(),
         };
-        for path in &files {
-            let out = journal::read(path, |r| self.check_record(r))?;
-            st.warnings.extend(out.torn);
-            for r in out.records {
-                let q = Question {
-                    leaf: r.leaf,
-                    beta: r.beta as i32,
-                };
-                if !st.answered.insert(q) {
-                    st.duplicates += 1;
-                }
-                let k = &mut st.know[r.leaf as usize];
-                if !k.learn(r.beta as i32, r.result as i32) {
-                    return Err(ProofError::Contradiction {
-                        leaf: r.leaf,
-                        board: self.leaf_position(r.leaf as usize),
-                        lo: k.lo,
-                        hi: k.hi,
+        for (path, records) in read {
+            for r in records {
+                let Some(places) = tree.places.get(&r.board_key) else {
+                    return Err(ProofError::UnknownBoard {
+                        board: self.position_of(&Board::from_key(r.board_key)),
                         path: path.clone(),
                     });
+                };
+                match r.kind {
+                    Kind::Split => st.split_cpu_millis += u64::from(r.cpu_millis),
+                    Kind::Answer => {
+                        if !st.answered.insert((r.board_key, r.beta.into())) {
+                            st.duplicates += 1;
+                        }
+                        for &at in places {
+                            if !st.know.learn(at, r.beta.into(), r.result.into()) {
+                                let iv = match at {
+                                    Target::Leaf(i) => st.know.leaves[i],
+                                    Target::Node(n) => st.know.nodes[n],
+                                    Target::Fixed(v) => Interval::exact(v),
+                                };
+                                return Err(ProofError::Contradiction {
+                                    board: self.position_of(&Board::from_key(r.board_key)),
+                                    lo: iv.lo,
+                                    hi: iv.hi,
+                                    path: path.clone(),
+                                });
+                            }
+                        }
+                    }
                 }
                 st.nodes += r.nodes;
-                st.millis += r.millis as u64;
-                st.cpu_millis += r.cpu_millis as u64;
+                st.millis += u64::from(r.millis);
+                st.cpu_millis += u64::from(r.cpu_millis);
                 st.records.push(r);
             }
+        }
+        // What a split board's answers proved and what its moves prove must meet.
+        if let Some(n) = tree.front.contradiction(&st.know) {
+            let iv = st.know.nodes[n];
+            return Err(ProofError::Contradiction {
+                board: self.position_of(&tree.front.nodes[n].board),
+                lo: iv.lo,
+                hi: iv.hi,
+                path: self.results_dir(),
+            });
         }
         Ok(st)
     }
 
-    /// Whether `r` is a record of this proof: its id, a leaf of the front end, that leaf's
-    /// board, and an answer within the board's limits.
+    /// Whether `r` can be a record of this proof: its id, and an answer within its board's
+    /// limits. (Whether its board is in the front end is known once every file's splits
+    /// are read.)
     fn check_record(&self, r: &Record) -> Result<(), String> {
         if r.proof_id != self.id {
             return Err(format!(
@@ -339,30 +426,22 @@ impl Proof {
                 r.proof_id, self.id
             ));
         }
-        let leaf = self
-            .front
-            .leaves
-            .get(r.leaf as usize)
-            .ok_or_else(|| format!("leaf {} does not exist", r.leaf))?;
-        if leaf.board.key() != r.board_key {
-            return Err(format!("leaf {} is another board", r.leaf));
-        }
-        let (beta, res) = (r.beta as i32, r.result as i32);
-        if beta.abs() > leaf.seeds + 1 || res.abs() > leaf.seeds {
+        let board = Board::from_key(r.board_key);
+        let seeds = board.seeds() as i32;
+        let (beta, res) = (i32::from(r.beta), i32::from(r.result));
+        if beta.abs() > seeds + 1 || res.abs() > seeds {
             return Err(format!(
-                "question {beta} or answer {res} outside the {} seeds of leaf {}",
-                leaf.seeds, r.leaf
+                "question {beta} or answer {res} outside the {seeds} seeds of its board"
             ));
         }
         Ok(())
     }
 
-    /// The leaf's board as a position string (stores empty, its mover as South).
-    pub fn leaf_position(&self, leaf: usize) -> String {
-        let l = &self.front.leaves[leaf];
+    /// A board as a position string (stores empty, its mover as South).
+    pub fn position_of(&self, board: &Board) -> String {
         Position::from_board(
             self.game.pits(),
-            &l.board,
+            board,
             crate::position::Side::South,
             [0, 0],
         )
@@ -384,11 +463,15 @@ impl Proof {
     /// settles one leaf question (see [`super::answer`]) and returns the fail-soft bound
     /// and the nodes searched; `guess` orders the front end's moves (see
     /// [`FrontEnd::questions`]); `events` hears of each unit.
+    ///
+    /// A unit that `answer` reports [`Outcome::Stopped`] (its search ran past a budget)
+    /// is recorded as a split: its board's moves become the units, and the search goes on
+    /// with them, its transposition table warm.
     pub fn work(
         &self,
         worker: &str,
         opts: &WorkOptions,
-        answer: &mut dyn FnMut(&Leaf, i32) -> (i32, u64),
+        answer: &mut dyn FnMut(&Leaf, i32) -> (Outcome, u64),
         guess: &mut dyn FnMut(&Board) -> Option<i32>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<WorkSummary, ProofError> {
@@ -407,7 +490,8 @@ impl Proof {
                     events(Event::Warning(w));
                 }
             }
-            let root = self.front.interval(self.front.root, &st.know);
+            let front = &st.tree.front;
+            let root = front.interval(front.root, &st.know);
             let Some(beta) = FrontEnd::root_beta(root, self.manifest.guess) else {
                 summary.complete = true;
                 // Claims left by killed workers on answered units.
@@ -419,18 +503,22 @@ impl Proof {
             if opts.max_units.is_some_and(|m| summary.units >= m) {
                 return Ok(summary);
             }
-            let qs = self.front.questions(beta, &st.know, guess);
+            let qs = front.questions(beta, &st.know, guess);
             // The first open question that nobody holds: the list is in alpha-beta's
             // order, and is recomputed after every unit, so a lone worker searches the
             // front end as alpha-beta would and several share out its open questions.
             let mut took = None;
             for &q in &qs {
-                if claims.try_claim(&unit_name(&q)).map_err(io(&claims_dir))? {
-                    took = Some(q);
+                let leaf = front.leaves[q.leaf as usize];
+                if claims
+                    .try_claim(&unit_name(&leaf.board, q.beta))
+                    .map_err(io(&claims_dir))?
+                {
+                    took = Some((q, leaf));
                     break;
                 }
             }
-            let Some(q) = took else {
+            let Some((q, leaf)) = took else {
                 if !opts.wait {
                     return Ok(summary);
                 }
@@ -440,13 +528,17 @@ impl Proof {
                 std::thread::sleep(opts.poll);
                 continue;
             };
-            let unit = unit_name(&q);
-            // Answered between the read above and the claim?
-            if self.load()?.know[q.leaf as usize].decides(q.beta) {
+            let unit = unit_name(&leaf.board, q.beta);
+            // Answered or split between the read above and the claim?
+            let now = self.load()?;
+            let open = match now.tree.places.get(&leaf.board.key()).map(Vec::as_slice) {
+                Some(&[Target::Leaf(i)]) => !now.know.leaves[i].decides(q.beta),
+                _ => false,
+            };
+            if !open {
                 claims.release(&unit).map_err(io(&claims_dir))?;
                 continue;
             }
-            let leaf = self.front.leaves[q.leaf as usize];
             events(Event::Start {
                 question: q,
                 root_beta: beta,
@@ -454,13 +546,17 @@ impl Proof {
             });
             let t = Instant::now();
             let cpu = process_cpu_millis();
-            let (result, nodes) =
+            let (outcome, nodes) =
                 self.with_lease(&claims, &unit, opts.lease, || answer(&leaf, q.beta));
             let millis = u32::try_from(t.elapsed().as_millis()).unwrap_or(u32::MAX);
             let cpu_millis =
                 u32::try_from(process_cpu_millis().saturating_sub(cpu)).unwrap_or(u32::MAX);
+            let (kind, result) = match outcome {
+                Outcome::Bound(r) => (Kind::Answer, r),
+                Outcome::Stopped => (Kind::Split, 0),
+            };
             let record = Record {
-                leaf: q.leaf,
+                kind,
                 proof_id: self.id,
                 board_key: leaf.board.key(),
                 beta: to_i16(q.beta),
@@ -476,14 +572,24 @@ impl Proof {
             };
             j.append(&record).map_err(io(&journal_path))?;
             claims.release(&unit).map_err(io(&claims_dir))?;
-            summary.units += 1;
             summary.nodes += nodes;
-            events(Event::Done {
-                question: q,
-                result,
-                nodes,
-                seconds: millis as f64 / 1000.0,
-            });
+            let seconds = f64::from(millis) / 1000.0;
+            if kind == Kind::Split {
+                summary.splits += 1;
+                events(Event::Split {
+                    question: q,
+                    nodes,
+                    seconds,
+                });
+            } else {
+                summary.units += 1;
+                events(Event::Done {
+                    question: q,
+                    result,
+                    nodes,
+                    seconds,
+                });
+            }
         }
     }
 
@@ -516,30 +622,17 @@ impl Proof {
     }
 }
 
-/// CPU time this process has used, all threads, in milliseconds (0 where the clock
-/// cannot be read).
-fn process_cpu_millis() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    if rc != 0 {
-        return 0;
-    }
-    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
-}
-
 /// Values and bounds fit in i16: a board holds at most 255 seeds.
 fn to_i16(v: i32) -> i16 {
     // Invariant: |v| <= seeds + 1 <= 256.
     i16::try_from(v).expect("a value within a board's seeds")
 }
 
-/// The claim file name of a question: `L<leaf>b<beta>`.
-pub fn unit_name(q: &Question) -> String {
-    format!("L{}b{}", q.leaf, q.beta)
+/// The claim file name of a unit, "is `board`'s value at least `beta`?": the board's key
+/// in hexadecimal and `b<beta>`. Boards, not leaf numbers, name units: a split renumbers
+/// the leaves, and workers that have read different splits must still agree on names.
+pub fn unit_name(board: &Board, beta: i32) -> String {
+    format!("{:032x}b{beta}", board.key())
 }
 
 /// How [`Proof::work`] runs.
@@ -562,6 +655,8 @@ pub struct WorkOptions {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WorkSummary {
     pub units: u64,
+    /// Units stopped at the budget and split.
+    pub splits: u64,
     pub nodes: u64,
     /// The root is exact.
     pub complete: bool,
@@ -580,6 +675,12 @@ pub enum Event<'a> {
     Done {
         question: Question,
         result: i32,
+        nodes: u64,
+        seconds: f64,
+    },
+    /// A unit's search ran past the budget: stopped, and its board split.
+    Split {
+        question: Question,
         nodes: u64,
         seconds: f64,
     },
@@ -617,4 +718,137 @@ pub fn worker_id() -> String {
         now_secs(),
         nanos
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proof::{answer, Outcome};
+    use crate::search::Solver;
+    use crate::Capture;
+
+    fn manifest(pits: usize, seeds: usize, capture: Capture, depth: u32) -> Manifest {
+        let mut b = RulesBuilder::new(pits, seeds);
+        b.capture = Some(capture);
+        let rules = b.build().unwrap();
+        Manifest {
+            position: Position::start(&rules),
+            rules,
+            depth,
+            guess: 0,
+        }
+    }
+
+    fn opts() -> WorkOptions {
+        WorkOptions {
+            lease: Duration::from_secs(60),
+            poll: Duration::from_millis(10),
+            max_units: None,
+            wait: false,
+            threads: 1,
+        }
+    }
+
+    /// Work with units `stop` says to stop reported as stopped (a budget that ran out),
+    /// the others answered by the search; returns the proved root and the summary.
+    fn work(proof: &Proof, stop: &mut dyn FnMut(usize, &Leaf) -> bool) -> (Interval, WorkSummary) {
+        let mut solver = Solver::new(&proof.game, 16).unwrap();
+        let mut calls = 0;
+        let summary = proof
+            .work(
+                "w",
+                &opts(),
+                &mut |leaf, beta| {
+                    calls += 1;
+                    if stop(calls, leaf) {
+                        return (Outcome::Stopped, 1);
+                    }
+                    answer(&mut solver, leaf, beta, 2, None)
+                },
+                &mut |_| None,
+                &mut |_| {},
+            )
+            .unwrap();
+        let st = proof.load().unwrap();
+        let front = &st.tree.front;
+        (front.interval(front.root, &st.know), summary)
+    }
+
+    fn value(m: &Manifest) -> i32 {
+        let game = Game::new(m.rules);
+        Solver::new(&game, 16).unwrap().value(&m.position.board())
+    }
+
+    #[test]
+    fn split_units_deepen_the_front_end_and_the_root_closes_at_the_search_value() {
+        for (pits, seeds, capture, depth) in [
+            (4, 3, Capture::Standard, 1),
+            (4, 4, Capture::Empty, 2),
+            (5, 2, Capture::Standard, 0),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let m = manifest(pits, seeds, capture, depth);
+            let expect = value(&m);
+            let proof = Proof::create(dir.path(), m.clone()).unwrap();
+            let leaves_before = proof.load().unwrap().tree.front.leaves.len();
+            // Units 2, 3, 5 and 8 (in the order asked) stopped: their boards split,
+            // some of them after answers about them were recorded.
+            let (root, summary) = work(&proof, &mut |i, _| [2, 3, 5, 8].contains(&i));
+            assert!(root.is_exact(), "Kalah({pits},{seeds}) {capture}: {root:?}");
+            assert_eq!(root.lo, expect, "Kalah({pits},{seeds}) {capture}");
+            assert!(summary.complete);
+            let st = proof.load().unwrap();
+            assert_eq!(st.splits as u64, summary.splits);
+            assert!(
+                st.splits > 0,
+                "Kalah({pits},{seeds}): some unit was stopped"
+            );
+            assert!(st.tree.front.leaves.len() > leaves_before || depth == 0);
+
+            // A second process reads the same splits and the same value.
+            let again = Proof::open(dir.path()).unwrap();
+            let st2 = again.load().unwrap();
+            let f = &st2.tree.front;
+            assert_eq!(f.interval(f.root, &st2.know), root);
+            assert_eq!(f.leaves.len(), st.tree.front.leaves.len());
+        }
+    }
+
+    #[test]
+    fn a_board_split_after_answers_keeps_what_they_proved() {
+        // Every board with 20 seeds or more (of 24) is stopped the first time it is asked
+        // about after the first few answers: the root is still settled exactly, and a
+        // split node's own answers bound it.
+        let dir = tempfile::tempdir().unwrap();
+        let m = manifest(4, 3, Capture::Standard, 1);
+        let expect = value(&m);
+        let proof = Proof::create(dir.path(), m).unwrap();
+        let mut seen = HashSet::new();
+        let (root, summary) = work(&proof, &mut |i, leaf| {
+            i > 3 && leaf.seeds >= 20 && seen.insert(leaf.board.key())
+        });
+        assert_eq!(root, Interval::exact(expect));
+        assert!(summary.splits > 0);
+    }
+
+    #[test]
+    fn a_record_of_a_board_outside_the_front_end_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let proof = Proof::create(dir.path(), manifest(4, 3, Capture::Standard, 1)).unwrap();
+        let mut j = Journal::create(&proof.results_dir().join("x.kpr")).unwrap();
+        j.append(&Record {
+            kind: Kind::Answer,
+            proof_id: proof.id,
+            board_key: Board::start(4, 2).key(),
+            beta: 0,
+            result: 1,
+            millis: 0,
+            nodes: 1,
+            threads: 1,
+            cpu_millis: 0,
+        })
+        .unwrap();
+        let e = proof.load().unwrap_err().to_string();
+        assert!(e.contains("not in this proof's front end"), "{e}");
+    }
 }

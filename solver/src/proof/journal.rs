@@ -10,17 +10,24 @@
 //!
 //! | offset | size | field |
 //! |---|---|---|
-//! | 0 | 4 | magic `KPR1` (format version 1) |
-//! | 4 | 4 | leaf index in the front end |
+//! | 0 | 4 | magic `KPR2` (format version 2) |
+//! | 4 | 4 | kind (u32): 0 an answer, 1 a split (see below) |
 //! | 8 | 8 | proof id: xxh3-64 of the manifest (rules, root position, depth, guess) |
-//! | 16 | 16 | the leaf's board ([`crate::Board::key`]), from its mover's side |
-//! | 32 | 2 | question: is the leaf's value (future net gain) at least `beta`? (i16) |
-//! | 34 | 2 | answer: the fail-soft bound returned (i16): `>= beta` proves value >= it, else value <= it |
+//! | 16 | 16 | the unit's board ([`crate::Board::key`]), from its mover's side: the unit's identity |
+//! | 32 | 2 | question: is the board's value (future net gain) at least `beta`? (i16) |
+//! | 34 | 2 | answer: the fail-soft bound returned (i16): `>= beta` proves value >= it, else value <= it; 0 in a split |
 //! | 36 | 4 | wall-clock milliseconds the test took (u32) |
 //! | 40 | 8 | nodes searched (u64) |
 //! | 48 | 4 | search threads (u32) |
 //! | 52 | 4 | CPU milliseconds of the worker process during the test, all its threads (u32) |
 //! | 56 | 8 | xxh3-64 of bytes 0..56 |
+//!
+//! A *split* records a unit whose search ran past the worker's time budget and was
+//! stopped: it proves nothing about the value, but from then on the board is an interior
+//! node of the front end, expanded one ply (see [`super::tree::FrontEnd::expand`]), and
+//! its moves are the units. Its time and nodes are the work spent on it, lost but for
+//! the transposition table it left behind. Records name boards, not positions in the
+//! tree, because a split renumbers the leaves.
 //!
 //! # Reading
 //!
@@ -38,15 +45,41 @@ use xxhash_rust::xxh3::xxh3_64;
 /// Bytes a record.
 pub const RECORD_BYTES: usize = 64;
 
-const MAGIC: [u8; 4] = *b"KPR1";
+const MAGIC: [u8; 4] = *b"KPR2";
 
 /// The extension of result files.
 pub const EXTENSION: &str = "kpr";
 
+/// What a record says of its board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The question was answered: `result` is a fail-soft bound.
+    Answer,
+    /// The search was stopped at the budget: the board is expanded one ply.
+    Split,
+}
+
+impl Kind {
+    fn code(self) -> u32 {
+        match self {
+            Kind::Answer => 0,
+            Kind::Split => 1,
+        }
+    }
+
+    fn from_code(c: u32) -> Option<Kind> {
+        match c {
+            0 => Some(Kind::Answer),
+            1 => Some(Kind::Split),
+            _ => None,
+        }
+    }
+}
+
 /// One finished unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Record {
-    pub leaf: u32,
+    pub kind: Kind,
     pub proof_id: u64,
     pub board_key: u128,
     pub beta: i16,
@@ -61,7 +94,7 @@ impl Record {
     pub fn encode(&self) -> [u8; RECORD_BYTES] {
         let mut b = [0u8; RECORD_BYTES];
         b[0..4].copy_from_slice(&MAGIC);
-        b[4..8].copy_from_slice(&self.leaf.to_le_bytes());
+        b[4..8].copy_from_slice(&self.kind.code().to_le_bytes());
         b[8..16].copy_from_slice(&self.proof_id.to_le_bytes());
         b[16..32].copy_from_slice(&self.board_key.to_le_bytes());
         b[32..34].copy_from_slice(&self.beta.to_le_bytes());
@@ -78,7 +111,7 @@ impl Record {
     /// The record in `b`, or why it is not one.
     pub fn decode(b: &[u8; RECORD_BYTES]) -> Result<Record, &'static str> {
         if b[0..4] != MAGIC {
-            return Err("bad magic (not a record of format KPR1)");
+            return Err("bad magic (not a record of format KPR2)");
         }
         let le8 = |r: std::ops::Range<usize>| {
             let mut a = [0u8; 8];
@@ -96,8 +129,9 @@ impl Record {
         let le2 = |at: usize| i16::from_le_bytes([b[at], b[at + 1]]);
         let mut key = [0u8; 16];
         key.copy_from_slice(&b[16..32]);
+        let kind = Kind::from_code(le4(4..8)).ok_or("unknown record kind")?;
         Ok(Record {
-            leaf: le4(4..8),
+            kind,
             proof_id: le8(8..16),
             board_key: u128::from_le_bytes(key),
             beta: le2(32),
@@ -118,6 +152,8 @@ pub enum JournalError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("{}: not a regular file; a results file was expected", path.display())]
+    NotRegular { path: PathBuf },
     #[error(
         "{}: record {index} (byte {offset}) is corrupt: {reason}; {after} more bytes follow it, \
          so this is not a torn final write. The file was damaged after it was written: \
@@ -149,10 +185,17 @@ pub fn read(
     path: &Path,
     check: impl Fn(&Record) -> Result<(), String>,
 ) -> Result<ReadOut, JournalError> {
-    let bytes = std::fs::read(path).map_err(|source| JournalError::Io {
+    let io = |source| JournalError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    // A named pipe or a device would block the read, or never end it.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(JournalError::NotRegular {
+            path: path.to_path_buf(),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     let mut out = ReadOut::default();
     let whole = bytes.len() / RECORD_BYTES;
     for i in 0..whole {
@@ -240,10 +283,14 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn rec(leaf: u32) -> Record {
+    fn rec(i: u32) -> Record {
         Record {
-            leaf,
-            proof_id: 0xfeed,
+            kind: if i.is_multiple_of(2) {
+                Kind::Answer
+            } else {
+                Kind::Split
+            },
+            proof_id: 0xfeed + u64::from(i),
             board_key: 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10,
             beta: -3,
             result: -7,
@@ -287,7 +334,7 @@ mod tests {
         // A record of another proof in the middle.
         std::fs::write(&path, &bytes).unwrap();
         let e = read(&path, |r| {
-            if r.leaf == 2 {
+            if r.proof_id == 0xfeed + 2 {
                 Err("another proof".into())
             } else {
                 Ok(())

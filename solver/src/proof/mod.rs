@@ -15,17 +15,56 @@ pub mod dir;
 pub mod journal;
 pub mod tree;
 
-pub use dir::{worker_id, Event, Manifest, Proof, ProofError, State, WorkOptions, WorkSummary};
-pub use tree::{FrontEnd, Interval, Leaf, Question};
+pub use dir::{
+    worker_id, Event, Expanded, Manifest, Proof, ProofError, State, WorkOptions, WorkSummary,
+};
+pub use tree::{FrontEnd, Interval, Knowledge, Leaf, Question};
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::search::tt::EXACT;
 use crate::search::Solver;
 
+/// How a unit ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The fail-soft bound of the test: `>= beta`, the value is at least it; otherwise at
+    /// most it.
+    Bound(i32),
+    /// The exact test ran past its budget and was stopped: nothing is proved.
+    Stopped,
+}
+
+/// CPU time this process has used, all threads, in milliseconds (0 where the clock
+/// cannot be read).
+pub fn process_cpu_millis() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
 /// Answer "is the value of `leaf` at least `beta`?" with one exact zero-window test,
 /// after depth-limited MTD(f) to `id_depth` (at least 2) has filled the table with
-/// move orders. Returns the fail-soft bound (`>= beta`: the value is at least it;
-/// otherwise at most it) and the nodes searched, the deepening's included.
-pub fn answer(solver: &mut Solver<'_>, leaf: &Leaf, beta: i32, id_depth: u8) -> (i32, u64) {
+/// move orders. With a `budget`, the exact test is stopped through `cancel` (the
+/// solver's flag, see [`Solver::with_cancel`]) once the process has spent that much CPU
+/// time on it (all its threads: a budget that a loaded machine does not shrink); the deepening
+/// is not timed, so that a unit's children, whose deepening costs about as much, are not
+/// stopped before their tests begin. Returns the outcome and the nodes searched, the
+/// deepening's included.
+pub fn answer(
+    solver: &mut Solver<'_>,
+    leaf: &Leaf,
+    beta: i32,
+    id_depth: u8,
+    budget: Option<(std::time::Duration, &AtomicBool)>,
+) -> (Outcome, u64) {
     let start = solver.nodes;
     let mut guess = 0;
     let mut depth = 2;
@@ -36,8 +75,40 @@ pub fn answer(solver: &mut Solver<'_>, leaf: &Leaf, beta: i32, id_depth: u8) -> 
             break;
         }
     }
-    let r = solver.test(&leaf.board, leaf.seeds, beta, EXACT);
-    (r, solver.nodes - start)
+    let Some((budget, cancel)) = budget else {
+        let r = solver.test(&leaf.board, leaf.seeds, beta, EXACT);
+        return (Outcome::Bound(r), solver.nodes - start);
+    };
+    let done = AtomicBool::new(false);
+    let tick = (budget / 4).clamp(
+        std::time::Duration::from_millis(1),
+        std::time::Duration::from_millis(10),
+    );
+    let r = std::thread::scope(|s| {
+        s.spawn(|| {
+            let from = process_cpu_millis();
+            let budget = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+            while !done.load(Ordering::Relaxed) {
+                if process_cpu_millis().saturating_sub(from) >= budget {
+                    cancel.store(true, Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep(tick);
+            }
+        });
+        let r = solver.test(&leaf.board, leaf.seeds, beta, EXACT);
+        done.store(true, Ordering::Relaxed);
+        r
+    });
+    // The timer thread has ended with the scope. Once it set the flag, the test may have
+    // been stopped and `r` is not a bound (a test that returned just before the flag was
+    // set is counted as stopped too: nothing false is recorded, only a unit lost).
+    let outcome = if cancel.swap(false, Ordering::Relaxed) {
+        Outcome::Stopped
+    } else {
+        Outcome::Bound(r)
+    };
+    (outcome, solver.nodes - start)
 }
 
 /// A depth-limited MTD(f) value of `board` (from its mover's side) to `depth`, for move

@@ -21,8 +21,17 @@
 //! through one that passes it, `gain - t + 1` on the opponent's value). A question
 //! already decided by what is known is not asked again, so the same tree serves every
 //! test of the root, each one asking only what the earlier answers left open.
+//!
+//! # Splits
+//!
+//! A leaf whose search ran past a worker's budget is *split*: expanded one ply further,
+//! so that its moves become leaves (and a split move's board in turn, recursively). The
+//! tree is thus fixed by the manifest's depth and the set of split boards, and what was
+//! proved about a board before it was split still bounds it as an interior node: a
+//! node's interval is the minimax of its moves' intersected with what its own answers
+//! proved ([`Knowledge::nodes`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
@@ -71,6 +80,14 @@ impl Interval {
         self.lo <= self.hi
     }
 
+    /// What both intervals prove: empty (`lo > hi`) when they contradict each other.
+    pub fn meet(self, other: Interval) -> Interval {
+        Interval {
+            lo: self.lo.max(other.lo),
+            hi: self.hi.min(other.hi),
+        }
+    }
+
     /// The mover's interval through `step`, given its child's interval.
     fn through(step_gain: i32, next: Next, child: Interval) -> Interval {
         match next {
@@ -83,6 +100,29 @@ impl Interval {
                 hi: step_gain - child.lo,
             },
             Next::Over => Interval::exact(step_gain),
+        }
+    }
+}
+
+/// What is proved of every board of a front end: a leaf's interval from its answers, an
+/// interior node's from the answers its board got while it was a leaf (before a split),
+/// trivial where nothing is known.
+#[derive(Clone, Debug)]
+pub struct Knowledge {
+    /// One interval a leaf, by index into [`FrontEnd::leaves`].
+    pub leaves: Vec<Interval>,
+    /// One interval an interior node, by index into [`FrontEnd::nodes`].
+    pub nodes: Vec<Interval>,
+}
+
+impl Knowledge {
+    /// Add an answer about `target`'s board (see [`Interval::learn`]); `false` when it
+    /// contradicts what was known there.
+    pub fn learn(&mut self, target: Target, beta: i32, result: i32) -> bool {
+        match target {
+            Target::Leaf(i) => self.leaves[i].learn(beta, result),
+            Target::Node(n) => self.nodes[n].learn(beta, result),
+            Target::Fixed(_) => true,
         }
     }
 }
@@ -131,10 +171,11 @@ pub struct Question {
 }
 
 /// The front end: every line of play from the root for `depth` plies (a free move is a
-/// ply of its own), cut at the end of the game. Leaves are shared between the paths that
-/// reach the same board (the value of a board does not depend on the path), and numbered
-/// in the order a depth-first walk in pit order first meets them, so that the same
-/// rules, root and depth always give the same numbering.
+/// ply of its own), and below a split board one ply more, cut at the end of the game.
+/// Leaves are shared between the paths that reach the same board (the value of a board
+/// does not depend on the path), and numbered in the order a depth-first walk in pit
+/// order first meets them, so that the same rules, root, depth and splits always give
+/// the same numbering.
 #[derive(Clone, Debug)]
 pub struct FrontEnd {
     pub root: Target,
@@ -143,15 +184,16 @@ pub struct FrontEnd {
 }
 
 impl FrontEnd {
-    /// Expand `root` (the board from its mover's side) for `depth` plies.
-    pub fn expand(game: &Game, root: &Board, depth: u32) -> FrontEnd {
+    /// Expand `root` (the board from its mover's side) for `depth` plies, and one ply
+    /// further below each board in `splits` (by [`Board::key`]).
+    pub fn expand(game: &Game, root: &Board, depth: u32, splits: &HashSet<u128>) -> FrontEnd {
         let mut fe = FrontEnd {
             root: Target::Fixed(0),
             nodes: Vec::new(),
             leaves: Vec::new(),
         };
         let mut index = HashMap::new();
-        fe.root = fe.grow(game, root, depth, &mut index);
+        fe.root = fe.grow(game, root, depth, splits, &mut index);
         fe
     }
 
@@ -160,12 +202,13 @@ impl FrontEnd {
         game: &Game,
         board: &Board,
         depth: u32,
+        splits: &HashSet<u128>,
         index: &mut HashMap<u128, usize>,
     ) -> Target {
         if let Some(v) = game.terminal_value(board) {
             return Target::Fixed(v);
         }
-        if depth == 0 {
+        if depth == 0 && !splits.contains(&board.key()) {
             let next = self.leaves.len();
             let i = *index.entry(board.key()).or_insert(next);
             if i == next {
@@ -186,7 +229,7 @@ impl FrontEnd {
         for (pit, step) in steps {
             let to = match step.next {
                 Next::Over => Target::Fixed(0),
-                _ => self.grow(game, &step.board, depth - 1, index),
+                _ => self.grow(game, &step.board, depth.saturating_sub(1), splits, index),
             };
             moves.push(Move { pit, step, to });
         }
@@ -194,11 +237,13 @@ impl FrontEnd {
         Target::Node(at)
     }
 
-    /// What `know` (one interval a leaf) proves about `target`.
-    pub fn interval(&self, target: Target, know: &[Interval]) -> Interval {
+    /// What `know` proves about `target`. An interior node's interval may be empty
+    /// (`lo > hi`) only where the answers contradict each other (see
+    /// [`FrontEnd::contradiction`]).
+    pub fn interval(&self, target: Target, know: &Knowledge) -> Interval {
         match target {
             Target::Fixed(v) => Interval::exact(v),
-            Target::Leaf(i) => know[i],
+            Target::Leaf(i) => know.leaves[i],
             Target::Node(n) => self.nodes[n]
                 .moves
                 .iter()
@@ -212,12 +257,35 @@ impl FrontEnd {
                         lo: a.lo.max(b.lo),
                         hi: a.hi.max(b.hi),
                     },
-                ),
+                )
+                .meet(know.nodes[n]),
         }
     }
 
+    /// The first interior node (by index) where what its board's own answers proved and
+    /// what its moves prove do not meet: answers that contradict each other.
+    pub fn contradiction(&self, know: &Knowledge) -> Option<usize> {
+        let sum = self.summarize(know);
+        sum.interval.iter().position(|iv| iv.lo > iv.hi)
+    }
+
+    /// Every board of the tree and where it stands: its leaf, or the interior nodes that
+    /// hold it (one a path: interior nodes are not shared).
+    pub fn places(&self) -> HashMap<u128, Vec<Target>> {
+        let mut at: HashMap<u128, Vec<Target>> = HashMap::new();
+        for (i, l) in self.leaves.iter().enumerate() {
+            at.entry(l.board.key()).or_default().push(Target::Leaf(i));
+        }
+        for (n, node) in self.nodes.iter().enumerate() {
+            at.entry(node.board.key())
+                .or_default()
+                .push(Target::Node(n));
+        }
+        at
+    }
+
     /// What `know` proves about the mover's value through move `m`.
-    pub fn move_interval(&self, m: &Move, know: &[Interval]) -> Interval {
+    pub fn move_interval(&self, m: &Move, know: &Knowledge) -> Interval {
         let child = match m.step.next {
             Next::Over => Interval::exact(0),
             _ => self.interval(m.to, know),
@@ -225,12 +293,20 @@ impl FrontEnd {
         Interval::through(m.step.gain(), m.step.next, child)
     }
 
-    /// Nothing known yet: each leaf's trivial interval.
-    pub fn unknown(&self) -> Vec<Interval> {
-        self.leaves
-            .iter()
-            .map(|l| Interval::trivial(l.seeds))
-            .collect()
+    /// Nothing known yet: each board's trivial interval.
+    pub fn unknown(&self) -> Knowledge {
+        Knowledge {
+            leaves: self
+                .leaves
+                .iter()
+                .map(|l| Interval::trivial(l.seeds))
+                .collect(),
+            nodes: self
+                .nodes
+                .iter()
+                .map(|n| Interval::trivial(n.board.seeds() as i32))
+                .collect(),
+        }
     }
 
     /// The next MTD(f) question on the root, "value >= beta?", given what is proved
@@ -258,7 +334,7 @@ impl FrontEnd {
     pub fn questions(
         &self,
         beta: i32,
-        know: &[Interval],
+        know: &Knowledge,
         guess: &mut dyn FnMut(&Board) -> Option<i32>,
     ) -> Vec<Question> {
         let sum = self.summarize(know);
@@ -272,7 +348,7 @@ impl FrontEnd {
     /// Every interior node's interval and estimate (see `estimate`), in one pass: a node
     /// is pushed before its children, so walking the nodes backwards meets every child
     /// before its parent.
-    fn summarize(&self, know: &[Interval]) -> Summary {
+    fn summarize(&self, know: &Knowledge) -> Summary {
         let mut sum = Summary {
             interval: vec![Interval::exact(0); self.nodes.len()],
             estimate: vec![0; self.nodes.len()],
@@ -289,8 +365,9 @@ impl FrontEnd {
                 iv.hi = iv.hi.max(mi.hi);
                 est = est.max(me);
             }
+            let iv = iv.meet(know.nodes[n]);
             sum.interval[n] = iv;
-            sum.estimate[n] = est;
+            sum.estimate[n] = est.clamp(iv.lo.min(iv.hi), iv.hi.max(iv.lo));
         }
         sum
     }
@@ -299,7 +376,7 @@ impl FrontEnd {
         &self,
         target: Target,
         t: i32,
-        know: &[Interval],
+        know: &Knowledge,
         sum: &Summary,
         guess: &mut dyn FnMut(&Board) -> Option<i32>,
         out: &mut Vec<Question>,
@@ -307,7 +384,7 @@ impl FrontEnd {
         match target {
             Target::Fixed(_) => {}
             Target::Leaf(i) => {
-                if !know[i].decides(t) {
+                if !know.leaves[i].decides(t) {
                     out.push(Question {
                         leaf: i as u32,
                         beta: t,
@@ -366,14 +443,17 @@ struct Summary {
 
 impl Summary {
     /// The interval and estimate of the mover's value through `m`, from its child's.
-    fn of_move(&self, m: &Move, know: &[Interval]) -> (Interval, i32) {
+    fn of_move(&self, m: &Move, know: &Knowledge) -> (Interval, i32) {
         let (g, next) = (m.step.gain(), m.step.next);
         if next == Next::Over {
             return (Interval::exact(g), g);
         }
         let (child, est) = match m.to {
             Target::Fixed(v) => (Interval::exact(v), v),
-            Target::Leaf(i) => (know[i], 0.clamp(know[i].lo, know[i].hi)),
+            Target::Leaf(i) => (
+                know.leaves[i],
+                0.clamp(know.leaves[i].lo, know.leaves[i].hi),
+            ),
             Target::Node(c) => (self.interval[c], self.estimate[c]),
         };
         (Interval::through(g, next, child), m.step.value_through(est))
@@ -393,7 +473,7 @@ mod tests {
         b.capture = Some(capture);
         let game = Game::new(b.build().unwrap());
         let root = Board::start(pits, seeds as u8);
-        let fe = FrontEnd::expand(&game, &root, depth);
+        let fe = FrontEnd::expand(&game, &root, depth, &HashSet::new());
         let mut know = fe.unknown();
         let mut solver = Solver::new(&game, 16).unwrap();
         let mut rounds = 0;
@@ -403,7 +483,7 @@ mod tests {
             for q in qs {
                 let leaf = fe.leaves[q.leaf as usize];
                 let r = solver.test(&leaf.board, leaf.seeds, q.beta, crate::search::tt::EXACT);
-                assert!(know[q.leaf as usize].learn(q.beta, r));
+                assert!(know.leaves[q.leaf as usize].learn(q.beta, r));
             }
             rounds += 1;
             assert!(rounds < 200);
@@ -437,8 +517,8 @@ mod tests {
     fn leaves_are_shared_and_numbered_the_same_way_each_time() {
         let game = Game::new(RulesBuilder::new(4, 3).build().unwrap());
         let root = Board::start(4, 3);
-        let a = FrontEnd::expand(&game, &root, 3);
-        let b = FrontEnd::expand(&game, &root, 3);
+        let a = FrontEnd::expand(&game, &root, 3, &HashSet::new());
+        let b = FrontEnd::expand(&game, &root, 3, &HashSet::new());
         let keys = |f: &FrontEnd| f.leaves.iter().map(|l| l.board.key()).collect::<Vec<_>>();
         assert_eq!(keys(&a), keys(&b));
         let mut sorted = keys(&a);

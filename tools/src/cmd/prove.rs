@@ -5,6 +5,8 @@
 //! bound, and a value only once its bounds meet.
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -26,6 +28,20 @@ macro_rules! say {
 
 /// The front end's depth when `--depth` is not given.
 pub const DEFAULT_DEPTH: u32 = 2;
+
+/// `--unit-seconds` when not given: half an hour, so that a worker in a session of a few
+/// hours finishes most of what it starts.
+pub const DEFAULT_UNIT_SECONDS: f64 = 1800.0;
+
+/// `--unit-seconds`: a finite number of seconds, at least 0.
+fn unit_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=1e9).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds from 0 to 1000000000"
+        )),
+    }
+}
 
 /// Arguments of `kalah prove`.
 #[derive(Args, Debug)]
@@ -72,6 +88,12 @@ pub struct ProveArgs {
     /// Stop after this many units (to measure; the proof resumes where it stopped)
     #[arg(long, value_name = "N")]
     pub max_units: Option<u64>,
+    /// CPU seconds (all search threads) a unit's exact test may take before it is stopped
+    /// and its board split into its moves (which become units): a killed worker loses at
+    /// most about this much, and a proof advances in steps that each end (0: never split;
+    /// fractions accepted)
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_UNIT_SECONDS, value_parser = unit_seconds)]
+    pub unit_seconds: f64,
     /// JSON on stdout: one object
     #[arg(long)]
     pub json: bool,
@@ -219,11 +241,15 @@ fn solver_for<'a>(
     proof: &Proof,
     back: &'a Backing,
     search: &SearchArgs,
+    cancel: Option<Arc<AtomicBool>>,
 ) -> Result<Solver<'a>, CliError> {
     let seeds = proof.manifest.position.board_seeds();
     let table = transposition_table(&proof.manifest.rules, seeds, search.tt_mb)?;
     match solve::engine(back, search, table, None)? {
-        Engine::Search(solver) => Ok(*solver),
+        Engine::Search(solver) => Ok(match cancel {
+            Some(flag) => solver.with_cancel(flag),
+            None => *solver,
+        }),
         Engine::Cyclic(_) => Err(CliError::BadOption(
             "these rules cannot be searched: they can cycle".into(),
         )),
@@ -245,7 +271,14 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     let worker = proof::worker_id();
     let progress = Progress::new(a.quiet, &format!("proof {}", a.dir.display()));
     let back = backing(proof, &a.search, &progress)?;
-    let solver = progress.watch(solver_for(proof, &back, &a.search)?);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let budget = (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds));
+    let solver = progress.watch(solver_for(
+        proof,
+        &back,
+        &a.search,
+        budget.map(|_| Arc::clone(&cancel)),
+    )?);
     let opts = WorkOptions {
         lease: Duration::from_secs(a.lease),
         poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),
@@ -264,7 +297,10 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     let summary = proof.work(
         &worker,
         &opts,
-        &mut |leaf, beta| proof::answer(&mut solver.borrow_mut(), leaf, beta, id_depth),
+        &mut |leaf, beta| {
+            let budget = budget.map(|b| (b, &*cancel));
+            proof::answer(&mut solver.borrow_mut(), leaf, beta, id_depth, budget)
+        },
         &mut |board| {
             *shallow
                 .entry(board.key())
@@ -276,8 +312,7 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
                 root_beta,
                 open,
             } => progress.message(&format!(
-                "unit {}: leaf {} value >= {}?  (root: {}?, {open} open)  nodes {nodes}, {:.0}s",
-                proof::dir::unit_name(&question),
+                "unit: leaf {} value >= {}?  (root: {}?, {open} open)  nodes {nodes}, {:.0}s",
                 question.leaf,
                 question.beta,
                 root_question(proof, root_beta),
@@ -292,15 +327,27 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
                 nodes += n;
                 units += 1;
                 progress.line(&format!(
-                    "unit {:<10} value >= {:>3}? {}  {:>14} nodes  {:>9.0} nodes/s  {:>8.2}s  \
-                     ({units} units, {:.0}s)",
-                    proof::dir::unit_name(&question),
+                    "unit: leaf {:<8} value >= {:>3}? {}  {:>14} nodes  {:>9.0} nodes/s  \
+                     {:>8.2}s  ({units} units, {:.0}s)",
+                    question.leaf,
                     question.beta,
                     answer_text(question.beta, result),
                     n,
                     n as f64 / seconds.max(1e-3),
                     seconds,
                     start.elapsed().as_secs_f64()
+                ));
+            }
+            Event::Split {
+                question,
+                nodes: n,
+                seconds,
+            } => {
+                nodes += n;
+                progress.line(&format!(
+                    "unit: leaf {:<8} value >= {:>3}? stopped after {seconds:.0}s and {n} \
+                     nodes (--unit-seconds): split into its moves",
+                    question.leaf, question.beta,
                 ));
             }
             Event::Waiting { in_flight } => progress.message(&format!(
@@ -342,11 +389,17 @@ struct Round {
     live: std::collections::HashSet<String>,
 }
 
+/// The claim name of an open question.
+fn unit_of(st: &State, q: &Question) -> String {
+    proof::dir::unit_name(&st.tree.front.leaves[q.leaf as usize].board, q.beta)
+}
+
 fn round(proof: &Proof, st: &State) -> Result<Round, CliError> {
-    let root = proof.front.interval(proof.front.root, &st.know);
+    let front = &st.tree.front;
+    let root = front.interval(front.root, &st.know);
     let beta = solver::proof::FrontEnd::root_beta(root, proof.manifest.guess);
     let open = match beta {
-        Some(b) => proof.front.questions(b, &st.know, &mut |_| None),
+        Some(b) => front.questions(b, &st.know, &mut |_| None),
         None => Vec::new(),
     };
     let claims = proof.claims("status", Duration::from_secs(1));
@@ -371,17 +424,18 @@ fn round(proof: &Proof, st: &State) -> Result<Round, CliError> {
 
 /// Each first move's proved margin interval (empty when the front end has no interior).
 fn first_moves(proof: &Proof, st: &State) -> Vec<(MoveText, Interval)> {
-    let solver::proof::tree::Target::Node(n) = proof.front.root else {
+    let front = &st.tree.front;
+    let solver::proof::tree::Target::Node(n) = front.root else {
         return Vec::new();
     };
     let side = proof.manifest.position.to_move;
-    proof.front.nodes[n]
+    front.nodes[n]
         .moves
         .iter()
         .map(|m| {
             (
                 MoveText::annotated(side, m.pit, &m.step),
-                proof.margins(proof.front.move_interval(m, &st.know)),
+                proof.margins(front.move_interval(m, &st.know)),
             )
         })
         .collect()
@@ -394,13 +448,14 @@ fn report(
     work: Option<proof::WorkSummary>,
 ) -> Result<(), CliError> {
     let m = &proof.manifest;
-    let root = proof.margins(proof.front.interval(proof.front.root, &st.know));
+    let front = &st.tree.front;
+    let root = proof.margins(front.interval(front.root, &st.know));
     let r = round(proof, st)?;
     let moves = first_moves(proof, st);
     let left = r
         .open
         .iter()
-        .filter(|q| !r.live.contains(&proof::dir::unit_name(q)))
+        .filter(|q| !r.live.contains(&unit_of(st, q)))
         .count();
     if a.json {
         let obj = json!({
@@ -408,8 +463,9 @@ fn report(
             "rules": m.rules.to_string(),
             "position": m.position.to_string(),
             "depth": m.depth,
-            "front_nodes": proof.front.nodes.len(),
-            "leaves": proof.front.leaves.len(),
+            "front_nodes": front.nodes.len(),
+            "leaves": front.leaves.len(),
+            "splits": st.splits,
             "proved": root.is_exact(),
             "value": root.is_exact().then_some(root.lo),
             "margin_at_least": root.lo,
@@ -427,13 +483,15 @@ fn report(
                 "left": left,
                 "records": st.records.len(),
                 "duplicates": st.duplicates,
+                "split": st.splits,
             },
             "nodes": st.nodes,
             "seconds": st.millis as f64 / 1000.0,
             "cpu_seconds": st.cpu_millis as f64 / 1000.0,
+            "split_cpu_seconds": st.split_cpu_millis as f64 / 1000.0,
             "result_files": st.files,
             "warnings": st.warnings,
-            "this_run": work.map(|w| json!({"units": w.units, "nodes": w.nodes})),
+            "this_run": work.map(|w| json!({"units": w.units, "splits": w.splits, "nodes": w.nodes})),
         });
         say!("{obj}");
         return Ok(());
@@ -442,10 +500,11 @@ fn report(
     say!("rules:       {}", m.rules);
     say!("position:    {}", m.position);
     say!(
-        "front end:   {} plies, {} interior nodes, {} leaves",
+        "front end:   {} plies, {} interior nodes, {} leaves ({} boards split)",
         m.depth,
-        proof.front.nodes.len(),
-        proof.front.leaves.len()
+        front.nodes.len(),
+        front.leaves.len(),
+        st.splits
     );
     if root.is_exact() {
         say!(
@@ -478,16 +537,19 @@ fn report(
         r.in_flight
     );
     say!(
-        "work:        {} nodes, {:.1}s of search ({:.1} CPU seconds), {} result files",
+        "work:        {} nodes, {:.1}s of search ({:.1} CPU seconds, {:.1} of them on units \
+         stopped and split), {} result files",
         st.nodes,
         st.millis as f64 / 1000.0,
         st.cpu_millis as f64 / 1000.0,
+        st.split_cpu_millis as f64 / 1000.0,
         st.files
     );
     if let Some(w) = work {
         say!(
-            "this run:    {} units, {} nodes{}",
+            "this run:    {} units, {} splits, {} nodes{}",
             w.units,
+            w.splits,
             w.nodes,
             if w.complete { "" } else { " (stopped early)" }
         );
@@ -499,17 +561,24 @@ fn report(
 fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
     let st = proof.load()?;
     warn(&st.warnings);
-    let root = proof.margins(proof.front.interval(proof.front.root, &st.know));
+    let front = &st.tree.front;
+    let root = proof.margins(front.interval(front.root, &st.know));
     let progress = Progress::new(a.quiet, "check");
     let back = backing(proof, &a.search, &progress)?;
-    let mut solver = solver_for(proof, &back, &a.search)?;
+    let mut solver = solver_for(proof, &back, &a.search, None)?;
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)
     });
-    // Distinct records, drawn by a xorshift generator from the seed.
-    let n = st.records.len();
+    // Distinct answers, drawn by a xorshift generator from the seed (a split proves
+    // nothing to re-solve).
+    let answers: Vec<_> = st
+        .records
+        .iter()
+        .filter(|r| r.kind == proof::journal::Kind::Answer)
+        .collect();
+    let n = answers.len();
     let mut picks: Vec<usize> = Vec::new();
     let mut x = seed | 1;
     while picks.len() < a.sample.min(n) {
@@ -524,19 +593,26 @@ fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
     let mut disagree = Vec::new();
     let mut lines = Vec::new();
     for &i in &picks {
-        let rec = st.records[i];
-        let leaf = proof.front.leaves[rec.leaf as usize];
+        let rec = answers[i];
+        let board = solver::Board::from_key(rec.board_key);
+        let leaf = proof::Leaf {
+            board,
+            seeds: board.seeds() as i32,
+        };
         let (beta, stored) = (rec.beta as i32, rec.result as i32);
-        let (again, _) = proof::answer(&mut solver, &leaf, beta, a.search.max_depth);
+        let (proof::Outcome::Bound(again), _) =
+            proof::answer(&mut solver, &leaf, beta, a.search.max_depth, None)
+        else {
+            unreachable!("a test without a budget is never stopped");
+        };
         // Fail-soft bounds may differ with the table's contents; the answer to the
         // question and the consistency of the two bounds may not.
         let mut iv = Interval::trivial(leaf.seeds);
         let agree =
             (again >= beta) == (stored >= beta) && iv.learn(beta, stored) && iv.learn(beta, again);
         let line = format!(
-            "leaf {} ({}) value >= {beta}? stored {}, re-solved {}: {}",
-            rec.leaf,
-            proof.leaf_position(rec.leaf as usize),
+            "board {} value >= {beta}? stored {}, re-solved {}: {}",
+            proof.position_of(&board),
             answer_text(beta, stored),
             answer_text(beta, again),
             if agree { "agree" } else { "DISAGREE" }
@@ -545,7 +621,7 @@ fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
         if !agree {
             disagree.push(line.clone());
         }
-        lines.push(json!({"leaf": rec.leaf, "beta": beta, "stored": stored, "resolved": again, "agree": agree}));
+        lines.push(json!({"board": proof.position_of(&board), "beta": beta, "stored": stored, "resolved": again, "agree": agree}));
     }
     progress.finish();
     if a.json {
