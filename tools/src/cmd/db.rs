@@ -513,7 +513,8 @@ fn run_plan(a: &PlanArgs) -> Result<(), DbCmdError> {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
-        "level {k} of {rules}: {level} positions in {} splits, {} shards",
+        "level {k} of {}: {level} positions in {} splits, {} shards",
+        key.slug(),
         db_format::shard::split_count(k),
         a.shards
     );
