@@ -259,3 +259,30 @@ fn plan_lists_every_split_once() {
     assert_eq!(boards, 84_672_315, "{text}");
     assert!(text.contains("largest task: shard"), "{text}");
 }
+
+/// Shards of one level build side by side in one directory (the array tasks of
+/// scripts/slurm-build-level.sh): a whole build's lock does not hold them back, but a
+/// shard being built is not built twice.
+#[test]
+fn shards_build_side_by_side_but_not_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), "3", "5", &[]);
+    let me = std::process::id().to_string();
+    let name = "m3-standard-single-ccw-skip-either-owner-k006.kdb";
+    fs::write(dir.path().join(".lock"), &me).unwrap();
+    fs::write(dir.path().join(format!(".{name}.shard-0-of-2.lock")), &me).unwrap();
+    build(dir.path(), "3", "6", &["--shard", "1/2"]);
+    assert!(dir.path().join(format!("{name}.shard-1-of-2")).exists());
+    let out = kalah()
+        .args(["db", "build", "--pits", "3", "--max-seeds", "6", "--shard", "0/2"])
+        .arg("--out")
+        .arg(dir.path())
+        .assert()
+        .failure();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("another build holds") && err.contains("shard-0-of-2.lock"),
+        "{err}"
+    );
+    assert!(!dir.path().join(format!("{name}.shard-0-of-2")).exists());
+}

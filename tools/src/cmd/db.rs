@@ -12,7 +12,9 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use db_format::{file_name, level_size, DbError, LevelFile, Ranker};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use solver::dbfile::{merge_shards, rules_from_key, write_shard, Database, ShardSpec};
+use solver::dbfile::{
+    merge_shards, rules_from_key, shard_file_name, write_shard, Database, ShardSpec,
+};
 use solver::gen::cyclic::build_level_cyclic;
 use solver::gen::{build_level, build_memory, GenError, Lower};
 use solver::verify::{rederive_level, LevelCheck, Mismatch};
@@ -162,12 +164,14 @@ pub enum DbCmdError {
     },
     /// Another `kalah db build` writes into the directory.
     #[error(
-        "another build holds {dir} (process {holder}, in {dir}/.lock); wait for it, or \
+        "another build holds {dir} (process {holder}, in {lock}); wait for it, or \
          delete the lock if no build runs"
     )]
     Locked {
         /// The directory.
         dir: String,
+        /// The lock file.
+        lock: String,
         /// The process id in the lock file.
         holder: String,
     },
@@ -261,7 +265,13 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         path: a.out.clone(),
         source,
     })?;
-    let _lock = BuildLock::take(&a.out)?;
+    // A shard writes only its own file: shards of a level build side by side in one
+    // directory (the array tasks of scripts/slurm-build-level.sh), one shard once.
+    let lock_name = match a.shard {
+        Some(s) => format!(".{}.lock", shard_file_name(&key, a.max_seeds, s)),
+        None => ".lock".to_string(),
+    };
+    let _lock = BuildLock::take(&a.out, &lock_name)?;
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = a.threads {
         pool = pool.num_threads(n);
@@ -397,17 +407,18 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
-/// A build's hold on its output directory: the file `DIR/.lock`, created only if absent,
-/// holding the builder's process id, removed when the build ends. Two builds into one
-/// directory would write the same temporary files; the second is refused instead. A lock
-/// whose process no longer runs (a build that was killed) is taken over.
+/// A build's hold on its output directory: the file `DIR/.lock` (for a shard
+/// `DIR/.<shard file name>.lock`), created only if absent, holding the builder's process
+/// id, removed when the build ends. Two builds into one directory would write the same
+/// temporary files (two builds of one shard, its file); the second is refused instead. A
+/// lock whose process no longer runs (a build that was killed) is taken over.
 struct BuildLock {
     path: PathBuf,
 }
 
 impl BuildLock {
-    fn take(dir: &Path) -> Result<BuildLock, DbCmdError> {
-        let path = dir.join(".lock");
+    fn take(dir: &Path, name: &str) -> Result<BuildLock, DbCmdError> {
+        let path = dir.join(name);
         let io = |source| DbError::Io {
             path: path.clone(),
             source,
@@ -429,6 +440,7 @@ impl BuildLock {
                     if !gone || !Path::new("/proc/self").exists() {
                         return Err(DbCmdError::Locked {
                             dir: dir.display().to_string(),
+                            lock: path.display().to_string(),
                             holder: holder.trim().to_string(),
                         });
                     }
@@ -440,6 +452,7 @@ impl BuildLock {
         }
         Err(DbCmdError::Locked {
             dir: dir.display().to_string(),
+            lock: path.display().to_string(),
             holder: String::new(),
         })
     }
