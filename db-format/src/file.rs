@@ -11,8 +11,8 @@
 use std::fs::{self, File};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 
-use xxhash_rust::xxh3::Xxh3;
 use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
 
 use memmap2::Mmap;
 

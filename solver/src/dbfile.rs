@@ -250,7 +250,10 @@ mod tests {
             let out = merge_shards(dir.path(), false).unwrap();
             assert_eq!(out, vec![dir.path().join(file_name(&key, 8))]);
             let a = fs::read(&out[0]).unwrap();
-            assert!(a == want, "{count} shards: merged level differs from the unsharded build");
+            assert!(
+                a == want,
+                "{count} shards: merged level differs from the unsharded build"
+            );
             assert!(fs::read_dir(dir.path()).unwrap().all(|e| !e
                 .unwrap()
                 .file_name()
@@ -281,7 +284,10 @@ mod tests {
         let out = merge_shards(dir.path(), true).unwrap();
         let a = fs::read(&out[0]).unwrap();
         let b = fs::read(whole.path().join(file_name(&key, 9))).unwrap();
-        assert!(a == b, "merged relay level differs from the unsharded build");
+        assert!(
+            a == b,
+            "merged relay level differs from the unsharded build"
+        );
     }
 
     #[test]

@@ -242,7 +242,16 @@ fn memory_refusals_say_what_sharding_can_do() {
 #[test]
 fn plan_lists_every_split_once() {
     let out = kalah()
-        .args(["db", "plan", "--pits", "6", "--max-seeds", "20", "--shards", "3"])
+        .args([
+            "db",
+            "plan",
+            "--pits",
+            "6",
+            "--max-seeds",
+            "20",
+            "--shards",
+            "3",
+        ])
         .assert()
         .success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
@@ -274,7 +283,16 @@ fn shards_build_side_by_side_but_not_twice() {
     build(dir.path(), "3", "6", &["--shard", "1/2"]);
     assert!(dir.path().join(format!("{name}.shard-1-of-2")).exists());
     let out = kalah()
-        .args(["db", "build", "--pits", "3", "--max-seeds", "6", "--shard", "0/2"])
+        .args([
+            "db",
+            "build",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "6",
+            "--shard",
+            "0/2",
+        ])
         .arg("--out")
         .arg(dir.path())
         .assert()

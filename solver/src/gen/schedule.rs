@@ -88,7 +88,7 @@ impl Level<'_> {
                     let (a, b, _) = tiles[p as usize];
                     let (c, d, _) = tiles[q as usize];
                     if let Some(kern) = &kernel {
-                        kern.pair(self, &tl, a..b, c..d, &mut scratch);
+                        kern.pair(self, tl, a..b, c..d, &mut scratch);
                         continue;
                     }
                     if p == q {

@@ -320,7 +320,8 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     );
     if let Some(avail) = mem_available() {
         if top > avail {
-            let smallest = build_memory(pits, a.max_seeds, Some(largest_split(pits, a.max_seeds)?))?;
+            let smallest =
+                build_memory(pits, a.max_seeds, Some(largest_split(pits, a.max_seeds)?))?;
             let advice = if a.shard.is_some() && top <= smallest {
                 format!(
                     "this shard is one split of the seeds between the rows, which cannot be \
@@ -379,7 +380,13 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
             let values: Vec<&[i8]> = (0..k)
                 .filter_map(|j| lower.level(j).map(|f| f.values()))
                 .collect();
-            Ok(build_level(&game, k, Lower::Values(&values), splits, &|n| bar.inc(n))?)
+            Ok(build_level(
+                &game,
+                k,
+                Lower::Values(&values),
+                splits,
+                &|n| bar.inc(n),
+            )?)
         })?;
         let built = t0.elapsed().as_secs_f64();
         bar.finish_and_clear();
