@@ -671,6 +671,48 @@ mod tests {
         assert!(matches!(f.verify(), Err(DbError::ChecksumMismatch { .. })));
     }
 
+    /// A level written in pieces is the file `write_level_to` writes; a writer dropped or
+    /// finished short leaves no file, and entries past the level or out of range are
+    /// refused.
+    #[test]
+    fn level_writer_in_pieces_equals_one_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = RulesKey::standard(2);
+        let values: Vec<i8> = (0..crate::index::level_size(4, 5))
+            .map(|i| (i % 11) as i8 - 5)
+            .collect();
+        let whole = dir.path().join("whole.kdb");
+        write_level_to(&whole, &key, 5, &values).unwrap();
+        let pieces = dir.path().join("pieces.kdb");
+        let mut w = LevelWriter::create(&pieces, &key, 5).unwrap();
+        for chunk in values.chunks(7) {
+            w.write(chunk).unwrap();
+        }
+        assert!(matches!(
+            w.write(&[0]),
+            Err(DbError::EntryCountMismatch { .. })
+        ));
+        w.finish().unwrap();
+        assert_eq!(fs::read(&whole).unwrap(), fs::read(&pieces).unwrap());
+        let short = dir.path().join("short.kdb");
+        let mut w = LevelWriter::create(&short, &key, 5).unwrap();
+        w.write(&values[..10]).unwrap();
+        assert!(matches!(
+            w.write(&[6]),
+            Err(DbError::ValueOutOfRange { rank: Some(10), .. })
+        ));
+        assert!(matches!(
+            w.finish(),
+            Err(DbError::EntryCountMismatch { .. })
+        ));
+        drop(LevelWriter::create(&short, &key, 5).unwrap());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
+
     #[test]
     fn out_of_range_value_with_matching_checksum_fails_verify() {
         let (_dir, rules, path, _) = written(5);
