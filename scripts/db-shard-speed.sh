@@ -3,7 +3,8 @@
 # (`kalah db build --shard I/N`, then `kalah db merge`), on this machine, and checks
 # that every merged level is byte-identical to the whole build. Prints a markdown table:
 # wall and CPU (user + sys) seconds from /usr/bin/time summed over the shards, positions
-# per wall second and per CPU second, peak resident memory of one process.
+# per wall second and per CPU second, peak resident memory of one process (which counts
+# the lower levels' mapped pages it touched, page cache, besides its own allocations).
 #
 #   scripts/db-shard-speed.sh [K] [THREADS]     defaults: K=20, THREADS=2 (6 pits)
 #
@@ -60,9 +61,5 @@ for n in 1 2 4; do
     done
     timed "$KALAH" db merge --dir "$W/s"
     cmp "$W/whole/$level" "$W/s/$level"
-    if ((n == 1)); then
-        row "1 shard (its range is the whole level: tiled walk, lower levels through Probe), and the merge"
-    else
-        row "$n shards one after another (probe path: memoised walk of the range), and the merge"
-    fi
+    row "$n shard(s) one after another (tiled generator, each its splits), and the merge"
 done

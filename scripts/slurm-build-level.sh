@@ -17,21 +17,26 @@
 # merge, which completes the level. TASKS=1,3 (sbatch --array syntax) names the shards
 # to submit instead.
 #
-# Each task holds the WHOLE level in memory, one byte a position (398 MiB for 6 pits and
-# K=24), because same-level successors may lie in other shards: the shards split the
-# work, not the memory. It also keeps its own slice (1/N of that) for writing. So each
-# task, and the merge (the level plus one shard read at a time), asks for
-#   --mem = C(K+2P-1, 2P-1) * (1 + 1/N) bytes + 256 MiB, rounded up to MiB
-# (P pits; MEM=... overrides, in sbatch's syntax). The lower levels are read through
-# memory maps: reclaimable page cache, not counted in --mem, but a node with room for
-# them in its page cache (C(K+2P-1, 2P) bytes in all) reads them much faster.
+# Each task holds only its shard's boards, one byte each, plus the table of rows every
+# part of the level needs: a shard is a set of whole splits of the seeds between the two
+# rows (a move that keeps every seed on the board keeps the split, so a split needs no
+# other boards of its level). `kalah db plan --max-seeds K --shards N` prints each
+# shard's splits and memory; every task asks for the largest of them plus 256 MiB
+# (binary, threads, buffers): --mem=... (MEM=... overrides, in sbatch's syntax). The
+# largest shard is never smaller than the largest split (about 13% of the level for 6
+# pits and K=34, 18% at K=24), so N beyond 6 or 7 saves little more memory or time. The
+# merge reads the shards side by side and holds only buffers (256 MiB + 1 MiB a shard).
+# The lower levels are read through memory maps: reclaimable page cache, not counted in
+# --mem, but a node with room for them in its page cache (C(K+2P-1, 2P) bytes in all)
+# reads them much faster.
 #
 # Environment:
 #   K, N, DB     level, shards, database directory (shared by all nodes)   [required]
 #   CPUS         --cpus-per-task of every task; the build uses that many threads [1]
 #   PITS, RULES  pits a side [6] and extra rule switches, e.g. RULES="--capture empty"
 #   KALAH        the kalah binary, as an absolute path or found in PATH    [kalah]
-#   MEM, TIME    override --mem; --time of each job (default: the partition's)
+#   MEM          override the tasks' --mem; MERGE_MEM the merge's
+#   TIME         --time of each job (default: the partition's)
 #   SBATCH_ARGS  more sbatch options for every job (e.g. "--partition=big")
 # Prints the array's and the merge's job ids ("array JID", "merge JID") on stdout.
 #
@@ -72,18 +77,16 @@ KALAH=$(command -v "$KALAH") || die "kalah binary '${KALAH}' not found (set KALA
 [[ -d $DB ]] || die "$DB is not a directory (build levels 0..$((K - 1)) into it first)"
 DB=$(cd "$DB" && pwd)
 
-# C(n, r) exactly (each step's product is divisible by i; fits 64 bits for these sizes).
-binomial() {
-    local n=$1 r=$2 c=1 i
-    for ((i = 1; i <= r; i++)); do
-        c=$((c * (n - r + i) / i))
-    done
-    echo "$c"
-}
-level_bytes=$(binomial $((K + 2 * PITS - 1)) $((2 * PITS - 1)))
+# The largest task's memory, from the same partition the tasks use.
+# shellcheck disable=SC2086
+plan=$("$KALAH" db plan --pits "$PITS" $RULES --max-seeds "$K" --shards "$N") ||
+    die "kalah db plan failed"
+task_mib=$(awk '$1 == "largest" && $2 == "task:" {print $5}' <<<"$plan")
+[[ $task_mib =~ ^[0-9]+$ ]] || die "no task memory in kalah db plan's output: $plan"
 if [[ -z ${MEM:-} ]]; then
-    MEM=$(((level_bytes + level_bytes / N + (1 << 20) - 1) / (1 << 20) + 256))M
+    MEM=$((task_mib + 256))M
 fi
+MERGE_MEM=${MERGE_MEM:-$((256 + N))M}
 
 # The level's file name: `kalah`'s rules slug (db-format's RulesKey::slug), which lists
 # the rule switches' values in a fixed order; relay sowing captures nothing by default.
@@ -129,15 +132,15 @@ name=kalah-db-k$K-of-$N
 # job of this level and N is still queued or running.
 queued=$(squeue -h -n "$name" -o %i | paste -sd, -)
 [[ -z $queued ]] || die "jobs $queued of $name are still queued or running: wait for them or scancel them"
-common=(--parsable --job-name="$name" --mem="$MEM" --chdir="$DB")
+common=(--parsable --job-name="$name" --chdir="$DB")
 [[ -n ${TIME:-} ]] && common+=(--time="$TIME")
 # shellcheck disable=SC2206
 [[ -n ${SBATCH_ARGS:-} ]] && common+=($SBATCH_ARGS)
 echo "slurm-build-level: level $K of Kalah($PITS,·) [$level], $N shards, each task --mem=$MEM" \
-    "(the whole level: $level_bytes bytes), --cpus-per-task=${CPUS:-1}" >&2
+    "(the largest shard: $task_mib MiB), merge --mem=$MERGE_MEM, --cpus-per-task=${CPUS:-1}" >&2
 dep=singleton
 if [[ -n $TASKS ]]; then
-    jid=$(sbatch "${common[@]}" --array="$TASKS" --cpus-per-task="${CPUS:-1}" \
+    jid=$(sbatch "${common[@]}" --array="$TASKS" --mem="$MEM" --cpus-per-task="${CPUS:-1}" \
         --output="$DB/slurm-%x-%A_%a.out" --export=ALL,MERGE= "$0")
     jid=${jid%%;*}
     echo "array $jid"
@@ -145,6 +148,6 @@ if [[ -n $TASKS ]]; then
 else
     echo "slurm-build-level: every shard file is there; submitting the merge only" >&2
 fi
-mid=$(sbatch "${common[@]}" --output="$DB/slurm-%x-%j-merge.out" --cpus-per-task=1 \
+mid=$(sbatch "${common[@]}" --mem="$MERGE_MEM" --output="$DB/slurm-%x-%j-merge.out" --cpus-per-task=1 \
     --dependency="$dep" --kill-on-invalid-dep=yes --export=ALL,MERGE=1 "$0")
 echo "merge ${mid%%;*}"

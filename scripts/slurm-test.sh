@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# End-to-end test of scripts/slurm-build-level.sh on a real one-machine Slurm cluster
-# (scripts/slurm-cluster.sh: installs slurm-wlm and munge if missing, as root).
+# End-to-end test of scripts/slurm-build-level.sh and scripts/slurm-prove.sh on a real
+# one-machine Slurm cluster (scripts/slurm-cluster.sh: installs slurm-wlm and munge if
+# missing, as root).
 #
-#   scripts/slurm-test.sh            level 14 of Kalah(6,·) in 3 shards, then in 2
+#   scripts/slurm-test.sh            level 14 of Kalah(6,·) in 3 shards, then in 2, then
+#                                    the proof workers
 #   K=12 N=4 scripts/slurm-test.sh   another level and shard count for the first part
 #
 # 1. Builds levels 0..K unsharded (`kalah db build`), the reference.
@@ -17,6 +19,11 @@
 #    that no level file exists, that `kalah db merge` refuses the incomplete set and
 #    `kalah db verify` passes on what is there. Then runs the same submit command again:
 #    it must submit shard 1 only, and the level must come out byte-identical and verify.
+# 4. Proof workers (scripts/slurm-prove.sh, `kalah prove DIR --worker`) as job arrays over
+#    one proof directory of Kalah(6,3) at depth 3 (PROVE_PITS, PROVE_SEEDS, PROVE_DEPTH):
+#    first 2 workers that stop after 4 units each (the proof must not be done, and each
+#    worker left its results file), then 3 that run to the end; `kalah prove DIR --status
+#    --json` must then say proved, with the value `kalah solve` gives.
 #
 # Starts the cluster if it is not running and stops it at the end in that case.
 # KALAH: the kalah binary (default target/release/kalah, built if missing).
@@ -26,6 +33,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 K=${K:-14}
 N=${N:-3}
+PROVE_PITS=${PROVE_PITS:-6}
+PROVE_SEEDS=${PROVE_SEEDS:-3}
+PROVE_DEPTH=${PROVE_DEPTH:-3}
 WAIT_S=${KALAH_SLURM_TEST_WAIT_S:-300}
 KALAH=${KALAH:-$ROOT/target/release/kalah}
 if [[ ! -x $KALAH ]]; then
@@ -91,6 +101,9 @@ submit() {
     MERGE_JOB=$(awk '$1 == "merge" {print $2}' <<<"$out")
     [[ -n $MERGE_JOB ]] || fail "no merge job submitted: $out"
 }
+
+# Field $1 of the JSON object on stdin (Python's spelling: True, False, None).
+json() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 
 lower_copy() {
     mkdir -p "$1"
@@ -164,6 +177,41 @@ cmp "$WORK/full/$level" "$WORK/cancel/$level" || fail "resubmitted level differs
 "$KALAH" db verify "$WORK/cancel" >"$WORK/verify3.txt" || fail "kalah db verify: $(tail -n 5 "$WORK/verify3.txt")"
 step "ok: level completed by resubmitting the missing task, byte-identical, verified"
 
-# Not yet here: the proof workers (`kalah prove`, scripts/slurm-prove.sh) as a job array
-# over one proof directory, checked against a single-process proof; issue 22.
-step "PASS in $((SECONDS - t0)) s (level $K of Kalah(6,·), $N shards and 2 shards)"
+step "proof workers: kalah prove --init of Kalah($PROVE_PITS,$PROVE_SEEDS) at depth $PROVE_DEPTH, then job arrays of scripts/slurm-prove.sh"
+want=$("$KALAH" solve --pits "$PROVE_PITS" --seeds "$PROVE_SEEDS" --threads 1 --json --quiet | json value)
+[[ $want =~ ^-?[0-9]+$ ]] || fail "kalah solve gave no value: '$want'"
+P=$WORK/proof
+"$KALAH" prove "$P" --pits "$PROVE_PITS" --seeds "$PROVE_SEEDS" --depth "$PROVE_DEPTH" --init --quiet >/dev/null
+# Submits the workers $1 (sbatch --array syntax) with `kalah prove` options $2; sets ARRAY.
+prove_array() {
+    ARRAY=$(DIR=$P KALAH=$KALAH TT_MB=64 LEASE=60 EXTRA=$2 sbatch --parsable --array="$1" \
+        --mem=1G --time=10 --chdir="$P" --output="$WORK/prove-%A_%a.out" --export=ALL \
+        "$ROOT/scripts/slurm-prove.sh") || fail "sbatch of the proof workers failed"
+    ARRAY=${ARRAY%%;*}
+}
+# The whole array's tasks $2.. must end COMPLETED.
+prove_wait() {
+    local i state
+    for i in "${@:2}"; do
+        state=$(wait_job "$1_$i")
+        [[ $state == COMPLETED ]] || fail "proof worker $1_$i ended $state: $(tail -n 5 "$WORK/prove-$1_$i.out" 2>/dev/null)"
+    done
+}
+prove_status() { "$KALAH" prove "$P" --status --json | json "$1"; }
+# Two workers stopped after 4 units each: the proof is under way, not done, and resumes.
+prove_array 0-1 "--max-units 4"
+prove_wait "$ARRAY" 0 1
+[[ $(prove_status proved) == False ]] || fail "proved after 8 units (expected more work)"
+[[ $(prove_status result_files) == 2 ]] || fail "$(prove_status result_files) result files after two workers, expected 2"
+step "ok: two workers shared the directory, stopped early, proof not done yet"
+# Three more to the end.
+prove_array 0-2 ""
+prove_wait "$ARRAY" 0 1 2
+[[ $(prove_status proved) == True ]] || fail "kalah prove --status: not proved after the workers ended"
+got=$(prove_status value)
+[[ $got == "$want" ]] || fail "the workers proved $got, kalah solve says $want"
+files=$(prove_status result_files)
+((files >= 3)) || fail "$files result files: the second array did no work?"
+step "ok: the job arrays proved $got, as kalah solve ($files result files)"
+
+step "PASS in $((SECONDS - t0)) s (level $K of Kalah(6,·), $N shards and 2 shards; proof of Kalah($PROVE_PITS,$PROVE_SEEDS))"

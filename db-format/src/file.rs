@@ -9,12 +9,14 @@
 //! is never modified again, which is what makes mapping it sound.
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+
 use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
 
 use memmap2::Mmap;
 
-use crate::checksum::{checksum, checksum_values};
+use crate::checksum::checksum;
 use crate::error::DbError;
 use crate::header::{Header, HEADER_LEN};
 use crate::rules::RulesKey;
@@ -53,59 +55,156 @@ pub fn write_level_to(
     seeds: u32,
     values: &[i8],
 ) -> Result<(), DbError> {
-    rules.validate()?;
-    if seeds > MAX_LEVEL_SEEDS {
-        return Err(DbError::TooManySeeds {
-            seeds,
-            max: MAX_LEVEL_SEEDS,
-        });
-    }
-    let header = Header::new(*rules, seeds, 0)?;
-    if header.entry_count != values.len() as u64 {
+    let mut w = LevelWriter::create(path, rules, seeds)?;
+    if w.header.entry_count != values.len() as u64 {
         return Err(DbError::EntryCountMismatch {
-            expected: header.entry_count,
+            expected: w.header.entry_count,
             actual: values.len() as u64,
         });
     }
-    if let Some((rank, &v)) = values
-        .iter()
-        .enumerate()
-        .find(|(_, &v)| !value::in_range(v, seeds))
-    {
-        return Err(DbError::ValueOutOfRange {
-            value: v,
-            seeds,
-            rank: Some(rank as u64),
-        });
-    }
-    let header = Header {
-        checksum: checksum_values(values),
-        ..header
-    };
-
-    let tmp = tmp_path(path);
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| DbError::Io { path: p, source }
-    };
-    let file = File::create(&tmp).map_err(io(&tmp))?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    w.write_all(&header.encode()).map_err(io(&tmp))?;
-    let mut buf = Vec::with_capacity(WRITE_CHUNK.min(values.len()));
     for chunk in values.chunks(WRITE_CHUNK) {
-        buf.clear();
-        buf.extend(chunk.iter().map(|&v| value::encode(v)));
-        w.write_all(&buf).map_err(io(&tmp))?;
+        w.write(chunk)?;
     }
-    let file = w.into_inner().map_err(|e| DbError::Io {
-        path: tmp.clone(),
-        source: e.into_error(),
-    })?;
-    file.sync_all().map_err(io(&tmp))?;
-    drop(file);
-    fs::rename(&tmp, path).map_err(io(path))?;
-    sync_parent_dir(path)?;
-    Ok(())
+    w.finish()
+}
+
+/// A level file written in rank order, a run of entries at a time, with the guarantees
+/// of [`write_level_to`]: the entries go to `<path>.tmp` (hashed on the way), and
+/// [`LevelWriter::finish`] writes the header, fsyncs and renames. So a level can be
+/// written from pieces (the shards of `kalah db merge`) without holding it in memory.
+/// Dropped before `finish`, it removes the `.tmp` file.
+pub struct LevelWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    w: Option<BufWriter<File>>,
+    header: Header,
+    hasher: Xxh3,
+    written: u64,
+    buf: Vec<u8>,
+}
+
+impl LevelWriter {
+    /// Starts the level (`rules`, `seeds`) at `path`: checks the rules and `seeds` (as
+    /// [`Header::new`]) and creates `<path>.tmp`, its header zero until
+    /// [`LevelWriter::finish`].
+    pub fn create(path: &Path, rules: &RulesKey, seeds: u32) -> Result<LevelWriter, DbError> {
+        rules.validate()?;
+        if seeds > MAX_LEVEL_SEEDS {
+            return Err(DbError::TooManySeeds {
+                seeds,
+                max: MAX_LEVEL_SEEDS,
+            });
+        }
+        let header = Header::new(*rules, seeds, 0)?;
+        let tmp = tmp_path(path);
+        let file = File::create(&tmp).map_err(io_at(&tmp))?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        w.write_all(&[0; HEADER_LEN]).map_err(io_at(&tmp))?;
+        Ok(LevelWriter {
+            path: path.to_path_buf(),
+            tmp,
+            w: Some(w),
+            header,
+            hasher: Xxh3::new(),
+            written: 0,
+            buf: Vec::new(),
+        })
+    }
+
+    /// Appends `values`, the entries of the next ranks: [`DbError::ValueOutOfRange`]
+    /// (with the rank) for a value outside `-seeds..=seeds`,
+    /// [`DbError::EntryCountMismatch`] past the level's last rank.
+    pub fn write(&mut self, values: &[i8]) -> Result<(), DbError> {
+        self.buf.clear();
+        self.buf.extend(values.iter().map(|&v| value::encode(v)));
+        let buf = std::mem::take(&mut self.buf);
+        let r = self.write_encoded(&buf);
+        self.buf = buf;
+        r
+    }
+
+    /// [`LevelWriter::write`] of entries as they are stored (each value's two's
+    /// complement byte).
+    pub fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), DbError> {
+        let seeds = u32::from(self.header.seeds);
+        if let Some((i, &b)) = bytes
+            .iter()
+            .enumerate()
+            .find(|(_, &b)| !value::in_range(b as i8, seeds))
+        {
+            return Err(DbError::ValueOutOfRange {
+                value: b as i8,
+                seeds,
+                rank: Some(self.written + i as u64),
+            });
+        }
+        let total = self.written + bytes.len() as u64;
+        if total > self.header.entry_count {
+            return Err(DbError::EntryCountMismatch {
+                expected: self.header.entry_count,
+                actual: total,
+            });
+        }
+        let tmp = &self.tmp;
+        let w = self.w.as_mut().ok_or_else(|| DbError::Io {
+            path: tmp.clone(),
+            source: std::io::Error::other("level writer already finished"),
+        })?;
+        w.write_all(bytes).map_err(io_at(tmp))?;
+        self.hasher.update(bytes);
+        self.written = total;
+        Ok(())
+    }
+
+    /// Completes the file: [`DbError::EntryCountMismatch`] unless every rank was
+    /// written; else the header with the payload's checksum, fsync, rename to the
+    /// final name, fsync of the directory.
+    pub fn finish(mut self) -> Result<(), DbError> {
+        if self.written != self.header.entry_count {
+            return Err(DbError::EntryCountMismatch {
+                expected: self.header.entry_count,
+                actual: self.written,
+            });
+        }
+        let header = Header {
+            checksum: self.hasher.digest(),
+            ..self.header
+        };
+        let tmp = self.tmp.clone();
+        let Some(w) = self.w.take() else {
+            return Err(DbError::Io {
+                path: tmp,
+                source: std::io::Error::other("level writer already finished"),
+            });
+        };
+        let mut file = w.into_inner().map_err(|e| DbError::Io {
+            path: tmp.clone(),
+            source: e.into_error(),
+        })?;
+        file.seek(SeekFrom::Start(0)).map_err(io_at(&tmp))?;
+        file.write_all(&header.encode()).map_err(io_at(&tmp))?;
+        file.sync_all().map_err(io_at(&tmp))?;
+        drop(file);
+        fs::rename(&tmp, &self.path).map_err(io_at(&self.path))?;
+        // Renamed: nothing left for `drop` to remove.
+        self.tmp = PathBuf::new();
+        sync_parent_dir(&self.path)
+    }
+}
+
+impl Drop for LevelWriter {
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            drop(self.w.take());
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The error of an I/O operation on `path`.
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> DbError {
+    let path = path.to_path_buf();
+    move |source| DbError::Io { path, source }
 }
 
 /// Entries converted and written per step by [`write_level_to`].
@@ -570,6 +669,48 @@ mod tests {
         patch(&path, 64 + 17, &[data[64 + 17] ^ 0x01]);
         let f = LevelFile::open(&path, &rules, 5).unwrap();
         assert!(matches!(f.verify(), Err(DbError::ChecksumMismatch { .. })));
+    }
+
+    /// A level written in pieces is the file `write_level_to` writes; a writer dropped or
+    /// finished short leaves no file, and entries past the level or out of range are
+    /// refused.
+    #[test]
+    fn level_writer_in_pieces_equals_one_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = RulesKey::standard(2);
+        let values: Vec<i8> = (0..crate::index::level_size(4, 5))
+            .map(|i| (i % 11) as i8 - 5)
+            .collect();
+        let whole = dir.path().join("whole.kdb");
+        write_level_to(&whole, &key, 5, &values).unwrap();
+        let pieces = dir.path().join("pieces.kdb");
+        let mut w = LevelWriter::create(&pieces, &key, 5).unwrap();
+        for chunk in values.chunks(7) {
+            w.write(chunk).unwrap();
+        }
+        assert!(matches!(
+            w.write(&[0]),
+            Err(DbError::EntryCountMismatch { .. })
+        ));
+        w.finish().unwrap();
+        assert_eq!(fs::read(&whole).unwrap(), fs::read(&pieces).unwrap());
+        let short = dir.path().join("short.kdb");
+        let mut w = LevelWriter::create(&short, &key, 5).unwrap();
+        w.write(&values[..10]).unwrap();
+        assert!(matches!(
+            w.write(&[6]),
+            Err(DbError::ValueOutOfRange { rank: Some(10), .. })
+        ));
+        assert!(matches!(
+            w.finish(),
+            Err(DbError::EntryCountMismatch { .. })
+        ));
+        drop(LevelWriter::create(&short, &key, 5).unwrap());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
     }
 
     #[test]

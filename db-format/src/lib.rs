@@ -9,7 +9,7 @@
 //!
 //! This crate is all a reader needs: [`LevelFile`] validates and maps a level,
 //! [`Ranker`] turns a position into its rank, [`write_level`] writes a level
-//! atomically.
+//! atomically ([`LevelWriter`] a run of entries at a time).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -25,7 +25,7 @@ pub mod value;
 pub use crate::{
     checksum::{checksum, checksum_values},
     error::DbError,
-    file::{file_name, write_level, write_level_to, LevelFile},
+    file::{file_name, write_level, write_level_to, LevelFile, LevelWriter},
     header::{Header, FORMAT_VERSION, HEADER_LEN, MAGIC},
     index::{binomial, checked_binomial, checked_level_size, level_size, Ranker, MAX_CELLS},
     rules::{RulesKey, MAX_PITS},

@@ -1,57 +1,65 @@
-//! The shard files of a level built as contiguous rank slices on several machines.
+//! The shard files of a level built in parts on several machines.
 //!
-//! A level can be built as `N` contiguous rank slices ("shards") on different machines
-//! and joined afterwards. Shard `I` of `N` (`0 <= I < N`) of a level with `C` positions
-//! holds the ranks `floor(I·C/N) .. floor((I+1)·C/N)`. Its file name is the level's name
-//! followed by `.shard-I-of-N`, e.g.
-//! `m6-standard-single-ccw-skip-either-owner-k020.kdb.shard-3-of-8`, and it is written
-//! like a level file (`.tmp`, fsync, rename). All integers little-endian:
+//! A move that puts no seed in a store keeps every seed on the board and moves seeds of
+//! the mover's row only, towards its store; the child is seen from the other side, so
+//! its rows hold the same two seed counts, swapped. So the boards of a level `k` fall
+//! into `k / 2 + 1` **splits**, closed under same-level moves: split `s`
+//! (`0 <= s <= k / 2`) holds the boards one of whose rows has `s` seeds and the other
+//! `k - s`. A split can be built from the lower levels and its own boards alone, so a
+//! shard is a set of whole splits ([`ShardSpec::splits`]): shard `I` of `N` holds the
+//! boards of its splits, in rank order. Its file name is the level's name followed by
+//! `.shard-I-of-N`, e.g. `m6-standard-single-ccw-skip-either-owner-k020.kdb.shard-3-of-8`,
+//! and it is written like a level file (`.tmp`, fsync, rename). All integers
+//! little-endian:
 //!
 //! | offset | size | field        | meaning |
 //! |-------:|-----:|--------------|---------|
 //! |      0 |    8 | magic        | ASCII `KALAHSH` and a zero byte |
-//! |      8 |    4 | version      | `u32`, 1 |
+//! |      8 |    4 | version      | `u32`, 2 |
 //! |     12 |    8 | level        | bytes 12..20 of the level's header: pits, 6 rule codes, seeds |
 //! |     20 |    4 | index        | `u32`, `I` |
 //! |     24 |    4 | count        | `u32`, `N` |
 //! |     28 |    4 | reserved     | zero |
-//! |     32 |    8 | first rank   | `u64`, `floor(I·C/N)` |
+//! |     32 |    8 | splits       | `u64`, bit `s` set for each split `s` the shard holds |
 //! |     40 |    8 | entries      | `u64`, entries in this shard |
 //! |     48 |    8 | checksum     | `u64`, XXH3-64 (seed 0) of the payload |
 //! |     56 |    8 | reserved     | zero |
-//! |     64 |    … | payload      | the entries, one `i8` a rank, as in a level file |
+//! |     64 |    … | payload      | the entries of its splits' boards, one `i8` each, in rank order |
 //!
-//! [`merge_shards`] checks every shard (magic, version, level, partition, length,
-//! checksum) and writes the level file, byte-identical to an unsharded build.
+//! [`merge_shards`] checks every shard (magic, version, level, splits, length, checksum)
+//! and writes the level file, byte-identical to an unsharded build, reading the shards
+//! side by side ([`Blocks`]): it holds no level in memory.
 //!
 //! The header is encoded as the level file's is ([`crate::header`]): a bincode `Wire`
 //! struct, every field at a fixed offset, little-endian.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
-use std::io::{Read, Write};
-use std::ops::Range;
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::checksum::{checksum, checksum_values};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::checksum::checksum_values;
 use crate::error::DbError;
-use crate::file::{file_name, write_level_to, LevelFile};
+use crate::file::{file_name, LevelFile, LevelWriter};
 use crate::header::{Header, CONFIG};
+use crate::index::{checked_level_size, next_in_rank_order};
 use crate::rules::RulesKey;
 
 /// First 8 bytes of a shard file.
 pub const SHARD_MAGIC: [u8; 8] = *b"KALAHSH\0";
-/// Version of the shard layout of the module docs.
-pub const SHARD_VERSION: u32 = 1;
+/// Version of the shard layout of the module docs (1 held contiguous rank slices).
+pub const SHARD_VERSION: u32 = 2;
 /// Bytes before a shard's payload.
 pub const SHARD_HEADER_LEN: usize = 64;
 
-/// Shard `index` of `count` (`0 <= index < count`): which slice of a level to build.
+/// Shard `index` of `count` (`0 <= index < count`): which part of a level to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShardSpec {
-    /// Which slice, from 0.
+    /// Which part, from 0.
     pub index: u32,
-    /// Slices in all.
+    /// Parts in all.
     pub count: u32,
 }
 
@@ -68,10 +76,149 @@ impl ShardSpec {
         Ok(ShardSpec { index, count })
     }
 
-    /// The ranks of this shard in a level of `positions` positions.
-    pub fn ranks(&self, positions: u64) -> Range<u64> {
-        let at = |i: u32| (u128::from(positions) * u128::from(i) / u128::from(self.count)) as u64;
-        at(self.index)..at(self.index + 1)
+    /// The splits of level `seeds` (`pits` a side) this shard holds, bit `s` for split
+    /// `s`: its part of [`partition`]. Empty when `count` exceeds the splits.
+    pub fn splits(&self, pits: usize, seeds: u32) -> Result<u64, DbError> {
+        Ok(partition(pits, seeds, self.count)?
+            .get(self.index as usize)
+            .copied()
+            .unwrap_or(0))
+    }
+}
+
+/// The splits of level `seeds`: `seeds / 2 + 1` (at most 64, as `seeds <= 127`).
+pub fn split_count(seeds: u32) -> u32 {
+    seeds / 2 + 1
+}
+
+/// The split of a board of level `seeds` one of whose rows holds `row` seeds.
+pub fn split_of(seeds: u32, row: u32) -> u32 {
+    row.min(seeds - row)
+}
+
+/// [`DbError::TooManySeeds`] past 127 seeds (whose splits would not fit a `u64`'s bits).
+fn check_seeds(seeds: u32) -> Result<(), DbError> {
+    if seeds > crate::value::MAX_LEVEL_SEEDS {
+        return Err(DbError::TooManySeeds {
+            seeds,
+            max: crate::value::MAX_LEVEL_SEEDS,
+        });
+    }
+    Ok(())
+}
+
+/// The boards of split `split` of level `seeds` with `pits` pits a side:
+/// `R(s)·R(k - s)` for `s = k - s`, twice that otherwise, where `R(s) = C(s + m - 1,
+/// m - 1)` counts the rows of `s` seeds.
+pub fn split_size(pits: usize, seeds: u32, split: u32) -> Result<u64, DbError> {
+    let cells = 2 * pits;
+    let overflow = DbError::SizeOverflow { cells, seeds };
+    let rows = |s: u32| checked_level_size(pits, s).ok_or(DbError::SizeOverflow { cells, seeds });
+    let (a, b) = (rows(split)?, rows(seeds - split)?);
+    let twice = if 2 * split == seeds { 1 } else { 2 };
+    u64::try_from(u128::from(a) * u128::from(b) * twice).map_err(|_| overflow)
+}
+
+/// The entries of the splits `splits` (bit `s` for split `s`) of level `seeds`.
+pub fn splits_size(pits: usize, seeds: u32, splits: u64) -> Result<u64, DbError> {
+    check_seeds(seeds)?;
+    let mut n: u64 = 0;
+    for s in (0..split_count(seeds)).filter(|s| splits >> s & 1 == 1) {
+        n = n
+            .checked_add(split_size(pits, seeds, s)?)
+            .ok_or(DbError::SizeOverflow {
+                cells: 2 * pits,
+                seeds,
+            })?;
+    }
+    Ok(n)
+}
+
+/// The splits of each of `min(count, splits)` shards of level `seeds` (bit `s` for
+/// split `s`; shards past those hold none): the splits in order of size, largest first
+/// (equal sizes by `s`), each to the shard with the fewest entries so far (equal ones:
+/// the lowest index). The largest shard is then at most 4/3 of the best any assignment
+/// of whole splits can do, and never smaller than the largest split.
+pub fn partition(pits: usize, seeds: u32, count: u32) -> Result<Vec<u64>, DbError> {
+    check_seeds(seeds)?;
+    let n = split_count(seeds);
+    let sizes = (0..n)
+        .map(|s| split_size(pits, seeds, s))
+        .collect::<Result<Vec<u64>, _>>()?;
+    let mut order: Vec<u32> = (0..n).collect();
+    order.sort_by(|&a, &b| sizes[b as usize].cmp(&sizes[a as usize]).then(a.cmp(&b)));
+    let bins = count.min(n) as usize;
+    let mut load = vec![0u64; bins];
+    let mut masks = vec![0u64; bins];
+    for s in order {
+        // `min_by_key` keeps the first of equal loads.
+        let Some((i, _)) = load.iter().enumerate().min_by_key(|&(_, &l)| l) else {
+            break;
+        };
+        masks[i] |= 1 << s;
+        load[i] += sizes[s as usize];
+    }
+    Ok(masks)
+}
+
+/// The level's boards in rank order as blocks of one opponent's row each: the seeds in
+/// that row and the block's length (the rows of the other seeds, `C(k - t + m - 1,
+/// m - 1)`).
+///
+/// A board's rank is colexicographic on its stars-and-bars bars, and the bars from the
+/// mover's last pit on depend only on the mover's seed count and the opponent's row; so
+/// the boards of one opponent's row are consecutive, and the blocks come in the rank
+/// order of the `m + 1` cells (mover's seeds, opponent's row).
+pub struct Blocks {
+    cells: [u8; 9],
+    n: usize,
+    seeds: u32,
+    lens: Vec<u64>,
+    done: bool,
+}
+
+impl Blocks {
+    /// The blocks of level `seeds` with `pits` pits a side.
+    pub fn new(pits: usize, seeds: u32) -> Result<Blocks, DbError> {
+        if pits == 0 || pits > usize::from(crate::rules::MAX_PITS) {
+            return Err(DbError::InvalidRules {
+                what: format!("pits = {pits} outside 1..={}", crate::rules::MAX_PITS),
+            });
+        }
+        check_seeds(seeds)?;
+        let lens = (0..=seeds)
+            .map(|a| {
+                checked_level_size(pits, a).ok_or(DbError::SizeOverflow {
+                    cells: 2 * pits,
+                    seeds,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let n = pits + 1;
+        let mut cells = [0u8; 9];
+        cells[n - 1] = seeds as u8;
+        Ok(Blocks {
+            cells,
+            n,
+            seeds,
+            lens,
+            done: false,
+        })
+    }
+}
+
+impl Iterator for Blocks {
+    /// (seeds in the opponent's row, boards in the block).
+    type Item = (u32, u64);
+
+    fn next(&mut self) -> Option<(u32, u64)> {
+        if self.done {
+            return None;
+        }
+        let mover = u32::from(self.cells[0]);
+        let item = (self.seeds - mover, self.lens[mover as usize]);
+        self.done = !next_in_rank_order(&mut self.cells[..self.n]);
+        Some(item)
     }
 }
 
@@ -85,7 +232,7 @@ struct Wire {
     index: u32,
     count: u32,
     reserved0: u32,
-    first: u64,
+    splits: u64,
     entries: u64,
     checksum: u64,
     reserved: u64,
@@ -104,8 +251,8 @@ pub struct ShardHeader {
     pub seeds: u8,
     /// Which shard of how many.
     pub spec: ShardSpec,
-    /// The first rank it holds, `floor(I·C/N)`.
-    pub first: u64,
+    /// The splits it holds, bit `s` for split `s` ([`ShardSpec::splits`]).
+    pub splits: u64,
     /// Entries in the shard.
     pub entries: u64,
     /// XXH3-64 (seed 0) of the payload.
@@ -123,7 +270,7 @@ impl ShardHeader {
             index: self.spec.index,
             count: self.spec.count,
             reserved0: 0,
-            first: self.first,
+            splits: self.splits,
             entries: self.entries,
             checksum: self.checksum,
             reserved: 0,
@@ -184,7 +331,7 @@ impl ShardHeader {
             rules: wire.rules,
             seeds: wire.seeds,
             spec,
-            first: wire.first,
+            splits: wire.splits,
             entries: wire.entries,
             checksum: wire.checksum,
         })
@@ -201,8 +348,9 @@ pub fn shard_file_name(rules: &RulesKey, seeds: u32, shard: ShardSpec) -> String
     )
 }
 
-/// Writes shard `shard` of level (`rules`, `seeds`) holding `values` into `dir`, through
-/// `<name>.tmp` and a rename, and returns its path.
+/// Writes shard `shard` of level (`rules`, `seeds`) holding `values` (the entries of its
+/// splits' boards, in rank order) into `dir`, through `<name>.tmp` and a rename, and
+/// returns its path.
 pub fn write_shard(
     dir: &Path,
     rules: &RulesKey,
@@ -211,10 +359,12 @@ pub fn write_shard(
     values: &[i8],
 ) -> Result<PathBuf, DbError> {
     let level = Header::new(*rules, seeds, 0)?;
-    let ranks = shard.ranks(level.entry_count);
-    if ranks.end - ranks.start != values.len() as u64 {
+    let pits = usize::from(rules.pits);
+    let splits = shard.splits(pits, seeds)?;
+    let entries = splits_size(pits, seeds, splits)?;
+    if entries != values.len() as u64 {
         return Err(DbError::EntryCountMismatch {
-            expected: ranks.end - ranks.start,
+            expected: entries,
             actual: values.len() as u64,
         });
     }
@@ -222,8 +372,8 @@ pub fn write_shard(
         rules: level.rules,
         seeds: level.seeds,
         spec: shard,
-        first: ranks.start,
-        entries: values.len() as u64,
+        splits,
+        entries,
         checksum: checksum_values(values),
     }
     .encode();
@@ -245,59 +395,125 @@ pub fn write_shard(
     Ok(path)
 }
 
-/// A shard read back and checked.
-struct Shard {
+/// A shard open for merging: its header checked against its name, the level and its
+/// length, its payload read in order and hashed on the way.
+struct ShardReader {
+    path: PathBuf,
     head: ShardHeader,
-    values: Vec<u8>,
+    r: BufReader<File>,
+    hasher: Xxh3,
+    read: u64,
 }
 
-/// Reads and checks one shard file: its header ([`ShardHeader::decode_from`]), length and
-/// checksum.
-fn read_shard(path: &Path) -> Result<Shard, DbError> {
-    let mut bytes = Vec::new();
-    crate::file::open_regular(path)?
-        .read_to_end(&mut bytes)
-        .map_err(|source| DbError::Io {
-            path: path.to_path_buf(),
+impl ShardReader {
+    /// Opens shard `spec` of the level `level_name` in `dir` and checks its header
+    /// ([`ShardHeader::decode_from`]), that it says what its name says, and that the
+    /// file holds exactly its header and `entries` bytes.
+    fn open(dir: &Path, level_name: &str, spec: ShardSpec) -> Result<ShardReader, DbError> {
+        let path = dir.join(format!(
+            "{level_name}.shard-{}-of-{}",
+            spec.index, spec.count
+        ));
+        let io = |source| DbError::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut file = crate::file::open_regular(&path)?;
+        let mut bytes = Vec::with_capacity(SHARD_HEADER_LEN);
+        (&mut file)
+            .take(SHARD_HEADER_LEN as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        let head = ShardHeader::decode_from(&bytes, &path)?;
+        if head.spec != spec {
+            return Err(DbError::Corrupted {
+                path: path.clone(),
+                what: format!(
+                    "header says shard {}/{} but the name says {}/{}",
+                    head.spec.index, head.spec.count, spec.index, spec.count
+                ),
+            });
+        }
+        let expected_len = head
+            .entries
+            .checked_add(SHARD_HEADER_LEN as u64)
+            .ok_or_else(|| DbError::Corrupted {
+                path: path.clone(),
+                what: "entry count overflows".to_string(),
+            })?;
+        let actual_len = file.metadata().map_err(io)?.len();
+        if actual_len != expected_len {
+            return Err(DbError::LengthMismatch {
+                path: path.clone(),
+                expected_len,
+                actual_len,
+            });
+        }
+        Ok(ShardReader {
+            path,
+            head,
+            r: BufReader::with_capacity(1 << 20, file),
+            hasher: Xxh3::new(),
+            read: 0,
+        })
+    }
+
+    /// Reads the next `buf.len()` entries, checking each is a value of level `seeds`.
+    fn read(&mut self, buf: &mut [u8], seeds: u32) -> Result<(), DbError> {
+        self.r.read_exact(buf).map_err(|source| DbError::Io {
+            path: self.path.clone(),
             source,
         })?;
-    let head = ShardHeader::decode_from(&bytes, path)?;
-    let expected_len = head
-        .entries
-        .checked_add(SHARD_HEADER_LEN as u64)
-        .ok_or_else(|| DbError::Corrupted {
-            path: path.to_path_buf(),
-            what: "entry count overflows".to_string(),
-        })?;
-    if bytes.len() as u64 != expected_len {
-        return Err(DbError::LengthMismatch {
-            path: path.to_path_buf(),
-            expected_len,
-            actual_len: bytes.len() as u64,
-        });
+        self.hasher.update(buf);
+        if let Some(i) = buf
+            .iter()
+            .position(|&b| !crate::value::in_range(b as i8, seeds))
+        {
+            return Err(DbError::Corrupted {
+                path: self.path.clone(),
+                what: format!(
+                    "entry {} is {}, outside -{seeds}..={seeds}",
+                    self.read + i as u64,
+                    buf[i] as i8
+                ),
+            });
+        }
+        self.read += buf.len() as u64;
+        Ok(())
     }
-    let computed = checksum(&bytes[SHARD_HEADER_LEN..]);
-    if computed != head.checksum {
-        return Err(DbError::ChecksumMismatch {
-            path: path.to_path_buf(),
-            stored: head.checksum,
-            computed,
-        });
+
+    /// Checks that the whole payload was read and matches the header's checksum.
+    fn finish(&self) -> Result<(), DbError> {
+        if self.read != self.head.entries {
+            return Err(DbError::Corrupted {
+                path: self.path.clone(),
+                what: format!(
+                    "{} entries merged of the {} the header gives",
+                    self.read, self.head.entries
+                ),
+            });
+        }
+        let computed = self.hasher.digest();
+        if computed != self.head.checksum {
+            return Err(DbError::ChecksumMismatch {
+                path: self.path.clone(),
+                stored: self.head.checksum,
+                computed,
+            });
+        }
+        Ok(())
     }
-    bytes.drain(..SHARD_HEADER_LEN);
-    Ok(Shard {
-        head,
-        values: bytes,
-    })
 }
 
 /// Joins every complete set of shard files in `dir` into its level file, then removes
 /// the shards unless `keep`. Returns the level files written.
 ///
 /// Each shard must be intact and agree with its name and with the others (same level,
-/// same `N`, the slices of the module docs); a missing shard is an I/O error naming it.
-/// The level file is written by [`write_level_to`], which also checks every
-/// value's range, and is then opened again as a check.
+/// same `N`, the splits of [`ShardSpec::splits`] and their entries); a missing shard is
+/// an I/O error naming it. The level is written by a [`LevelWriter`] from the shards
+/// read side by side, block by block ([`Blocks`]), so only buffers are held in memory;
+/// a shard found damaged on the way leaves no level file. The level is then opened
+/// again and verified.
 pub fn merge_shards(dir: &Path, keep: bool) -> Result<Vec<PathBuf>, DbError> {
     let io = |p: &Path| {
         let p = p.to_path_buf();
@@ -325,52 +541,71 @@ pub fn merge_shards(dir: &Path, keep: bool) -> Result<Vec<PathBuf>, DbError> {
     }
     let mut written = Vec::new();
     for (level_name, count) in sets {
-        let mut level: Option<(RulesKey, u8)> = None;
-        let mut values: Vec<i8> = Vec::new();
-        let mut paths = Vec::new();
+        let mut shards = Vec::new();
         for index in 0..count {
-            let path = dir.join(format!("{level_name}.shard-{index}-of-{count}"));
-            let shard = read_shard(&path)?;
+            shards.push(ShardReader::open(
+                dir,
+                &level_name,
+                ShardSpec { index, count },
+            )?);
+        }
+        let (rules, seeds) = (shards[0].head.rules, shards[0].head.seeds);
+        let seeds = u32::from(seeds);
+        Header::new(rules, seeds, 0)?;
+        let pits = usize::from(rules.pits);
+        let masks = partition(pits, seeds, count)?;
+        let mut owner = vec![usize::MAX; split_count(seeds) as usize];
+        for (i, shard) in shards.iter().enumerate() {
             let bad = |what: String| DbError::Corrupted {
-                path: path.clone(),
+                path: shard.path.clone(),
                 what,
             };
-            let head = shard.head;
-            if head.spec != (ShardSpec { index, count }) {
-                return Err(bad(format!(
-                    "header says shard {}/{} but the name says {index}/{count}",
-                    head.spec.index, head.spec.count
-                )));
-            }
-            if *level.get_or_insert((head.rules, head.seeds)) != (head.rules, head.seeds) {
+            if (shard.head.rules, u32::from(shard.head.seeds)) != (rules, seeds) {
                 return Err(bad("shard of another level than shard 0".to_string()));
             }
-            if head.first != values.len() as u64 {
+            let want = masks.get(i).copied().unwrap_or(0);
+            if shard.head.splits != want {
                 return Err(bad(format!(
-                    "shard starts at rank {} but the shards before end at {}",
-                    head.first,
-                    values.len()
+                    "holds the splits {:#x} but shard {i}/{count} of level {seeds} holds {want:#x}",
+                    shard.head.splits
                 )));
             }
-            values.extend(shard.values.iter().map(|&b| b as i8));
-            paths.push(path);
+            let entries = splits_size(pits, seeds, want)?;
+            if shard.head.entries != entries {
+                return Err(bad(format!(
+                    "header gives {} entries but its splits hold {entries}",
+                    shard.head.entries
+                )));
+            }
+            for (s, o) in owner.iter_mut().enumerate() {
+                if want >> s & 1 == 1 {
+                    *o = i;
+                }
+            }
         }
-        let Some((rules, seeds)) = level else {
-            continue;
-        };
-        let seeds = u32::from(seeds);
         let path = dir.join(file_name(&rules, seeds));
         if path.file_name().and_then(|n| n.to_str()) != Some(level_name.as_str()) {
             return Err(DbError::Corrupted {
-                path: paths[0].clone(),
+                path: shards[0].path.clone(),
                 what: format!("shard header is for {}", path.display()),
             });
         }
-        write_level_to(&path, &rules, seeds, &values)?;
+        let mut out = LevelWriter::create(&path, &rules, seeds)?;
+        let mut buf = Vec::new();
+        for (row, len) in Blocks::new(pits, seeds)? {
+            let shard = &mut shards[owner[split_of(seeds, row) as usize]];
+            buf.resize(len as usize, 0);
+            shard.read(&mut buf, seeds)?;
+            out.write_encoded(&buf)?;
+        }
+        for shard in &shards {
+            shard.finish()?;
+        }
+        out.finish()?;
         LevelFile::open(&path, &rules, seeds)?.verify()?;
         if !keep {
-            for p in &paths {
-                fs::remove_file(p).map_err(io(p))?;
+            for shard in &shards {
+                fs::remove_file(&shard.path).map_err(io(&shard.path))?;
             }
         }
         written.push(path);
@@ -392,6 +627,72 @@ pub fn parse_shard_name(name: &str) -> Option<(&str, ShardSpec)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::Ranker;
+
+    /// The blocks are the runs of boards with one opponent's row, in rank order, and
+    /// cover the level.
+    #[test]
+    fn blocks_are_the_opponent_rows_in_rank_order() {
+        for pits in 1..=4 {
+            for seeds in 0..=9 {
+                let cells = 2 * pits;
+                let r = Ranker::new(cells, seeds).unwrap();
+                let mut c = vec![0u8; cells];
+                let mut rank = 0;
+                for (row, len) in Blocks::new(pits, seeds).unwrap() {
+                    r.unrank(rank, &mut c);
+                    let opp = c[pits..].to_vec();
+                    for i in 0..len {
+                        r.unrank(rank + i, &mut c);
+                        assert_eq!(c[pits..], opp[..], "m={pits} k={seeds} rank {}", rank + i);
+                    }
+                    assert_eq!(opp.iter().map(|&x| u32::from(x)).sum::<u32>(), row);
+                    rank += len;
+                    if rank < r.count() {
+                        r.unrank(rank, &mut c);
+                        assert_ne!(c[pits..], opp[..]);
+                    }
+                }
+                assert_eq!(rank, r.count(), "m={pits} k={seeds}");
+            }
+        }
+    }
+
+    /// The shards' splits are disjoint and cover the level, whatever the count; the
+    /// largest shard is never below the largest split nor above it plus the average.
+    #[test]
+    fn partitions_cover_every_split_once() {
+        for (pits, seeds) in [(1, 0), (2, 5), (4, 8), (6, 20), (6, 34), (8, 40)] {
+            let total = crate::index::level_size(2 * pits, seeds);
+            let sizes: Vec<u64> = (0..split_count(seeds))
+                .map(|s| split_size(pits, seeds, s).unwrap())
+                .collect();
+            assert_eq!(sizes.iter().sum::<u64>(), total);
+            let largest = *sizes.iter().max().unwrap();
+            for count in [1, 2, 3, 4, 7, 8, 64, 1000] {
+                let masks = partition(pits, seeds, count).unwrap();
+                assert_eq!(masks.len(), count.min(split_count(seeds)) as usize);
+                let all = masks.iter().fold(0u64, |acc, &m| {
+                    assert_eq!(acc & m, 0);
+                    acc | m
+                });
+                assert_eq!(all.count_ones(), split_count(seeds));
+                let loads: Vec<u64> = masks
+                    .iter()
+                    .map(|&m| splits_size(pits, seeds, m).unwrap())
+                    .collect();
+                assert_eq!(loads.iter().sum::<u64>(), total);
+                let max = *loads.iter().max().unwrap();
+                assert!(max >= largest && max <= largest + total / u64::from(count));
+                for index in 0..count {
+                    let spec = ShardSpec { index, count };
+                    let want = masks.get(index as usize).copied().unwrap_or(0);
+                    assert_eq!(spec.splits(pits, seeds).unwrap(), want);
+                }
+            }
+        }
+        assert!(partition(6, 128, 2).is_err());
+    }
 
     #[test]
     fn shard_header_is_64_bytes_at_the_documented_offsets() {
@@ -399,13 +700,13 @@ mod tests {
             rules: RulesKey::standard(6),
             seeds: 20,
             spec: ShardSpec { index: 3, count: 8 },
-            first: 0x0102_0304_0506_0708,
+            splits: 0x0102_0304_0506_0708,
             entries: 1000,
             checksum: 0xdead_beef,
         };
         let b = head.encode();
         assert_eq!(&b[..8], b"KALAHSH\0");
-        assert_eq!(b[8..12], 1u32.to_le_bytes());
+        assert_eq!(b[8..12], 2u32.to_le_bytes());
         assert_eq!(b[12..20], [6, 0, 0, 0, 0, 0, 0, 20]);
         assert_eq!(b[20..24], 3u32.to_le_bytes());
         assert_eq!(b[24..28], 8u32.to_le_bytes());

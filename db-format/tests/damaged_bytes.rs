@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use db_format::shard::{merge_shards, write_shard, ShardHeader, ShardSpec};
+use db_format::shard::{merge_shards, split_of, write_shard, Blocks, ShardHeader, ShardSpec};
 use db_format::value::{decode, in_range};
 use db_format::{file_name, level_size, write_level, Header, LevelFile, RulesKey, HEADER_LEN};
 use proptest::prelude::*;
@@ -19,6 +19,23 @@ fn values() -> Vec<i8> {
 
 fn key() -> RulesKey {
     RulesKey::standard(2)
+}
+
+/// The entries of `values` (a level of `key()`) that shard `spec` holds: those of its
+/// splits, in rank order.
+fn shard_values(values: &[i8], spec: ShardSpec) -> Vec<i8> {
+    let splits = spec.splits(2, SEEDS).unwrap();
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (row, len) in Blocks::new(2, SEEDS).unwrap() {
+        let len = len as usize;
+        if splits >> split_of(SEEDS, row) & 1 == 1 {
+            out.extend_from_slice(&values[at..at + len]);
+        }
+        at += len;
+    }
+    assert_eq!(at, values.len());
+    out
 }
 
 /// A level file's bytes as written.
@@ -87,15 +104,10 @@ proptest! {
     ) {
         let dir = tempfile::tempdir().unwrap();
         let v = values();
-        let count = v.len() as u64;
         let mut paths = Vec::new();
         for index in 0..2 {
             let spec = ShardSpec { index, count: 2 };
-            let r = spec.ranks(count);
-            paths.push(
-                write_shard(dir.path(), &key(), SEEDS, spec, &v[r.start as usize..r.end as usize])
-                    .unwrap(),
-            );
+            paths.push(write_shard(dir.path(), &key(), SEEDS, spec, &shard_values(&v, spec)).unwrap());
         }
         let p = &paths[which as usize];
         let mut bytes = fs::read(p).unwrap();
@@ -113,6 +125,20 @@ proptest! {
                 prop_assert_eq!(f.values(), &v[..]);
             }
         }
+    }
+
+    #[test]
+    fn shards_of_any_count_merge_back(count in 1u32..6) {
+        let dir = tempfile::tempdir().unwrap();
+        let v = values();
+        for index in 0..count {
+            let spec = ShardSpec { index, count };
+            write_shard(dir.path(), &key(), SEEDS, spec, &shard_values(&v, spec)).unwrap();
+        }
+        let out = merge_shards(dir.path(), false).unwrap();
+        let f = LevelFile::open(&out[0], &key(), SEEDS).unwrap();
+        f.verify().unwrap();
+        prop_assert_eq!(f.values(), &v[..]);
     }
 
     #[test]

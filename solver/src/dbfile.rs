@@ -222,67 +222,113 @@ mod tests {
         assert!(matches!(e, DbError::RulesMismatch { .. }), "{e}");
     }
 
+    /// Level 8 of Kalah(4,·) built as 1 to 6 shards (sets of splits of the seeds between
+    /// the rows; 6 shards leave one empty) merges into the unsharded build's bytes.
     #[test]
     fn sharded_build_merges_byte_identical() {
-        let dir = tempfile::tempdir().unwrap();
         let whole = tempfile::tempdir().unwrap();
         let rules = Rules::kalah(4, 3).unwrap();
         build_files(whole.path(), &rules, 8);
-        build_files(dir.path(), &rules, 7);
         let game = Game::new(rules);
         let key = rules.db_key();
-        let lower = Database::open_up_to(dir.path(), &rules, 7).unwrap();
-        let count = Ranker::new(8, 8).unwrap().count();
-        for index in 0..5 {
-            let spec = ShardSpec { index, count: 5 };
-            let v = build_level(
-                &game,
-                8,
-                Lower::Probe(&lower),
-                Some(spec.ranks(count)),
-                &|_| {},
-            )
-            .unwrap();
-            write_shard(dir.path(), &key, 8, spec, &v).unwrap();
+        let want = fs::read(whole.path().join(file_name(&key, 8))).unwrap();
+        let lower = Database::open_up_to(whole.path(), &rules, 7).unwrap();
+        let values: Vec<&[i8]> = (0..8).map(|j| lower.level(j).unwrap().values()).collect();
+        for count in 1..=6 {
+            let dir = tempfile::tempdir().unwrap();
+            for index in 0..count {
+                let spec = ShardSpec { index, count };
+                let splits = spec.splits(4, 8).unwrap();
+                let v =
+                    build_level(&game, 8, Lower::Values(&values), Some(splits), &|_| {}).unwrap();
+                assert_eq!(
+                    v.len() as u64,
+                    db_format::shard::splits_size(4, 8, splits).unwrap()
+                );
+                write_shard(dir.path(), &key, 8, spec, &v).unwrap();
+            }
+            let out = merge_shards(dir.path(), false).unwrap();
+            assert_eq!(out, vec![dir.path().join(file_name(&key, 8))]);
+            let a = fs::read(&out[0]).unwrap();
+            assert!(
+                a == want,
+                "{count} shards: merged level differs from the unsharded build"
+            );
+            assert!(fs::read_dir(dir.path()).unwrap().all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains("shard")));
         }
-        let out = merge_shards(dir.path(), false).unwrap();
-        assert_eq!(out, vec![dir.path().join(file_name(&key, 8))]);
+    }
+
+    /// Relay sowing (the generic evaluation, not the row kernel) and a probe for the lower
+    /// levels: two shards still merge into the whole level.
+    #[test]
+    fn relay_shards_merge_byte_identical() {
+        let mut b = RulesBuilder::new(3, 3);
+        b.sowing = Sowing::Relay;
+        let rules = b.build().unwrap();
+        let whole = tempfile::tempdir().unwrap();
+        build_files(whole.path(), &rules, 9);
+        let game = Game::new(rules);
+        let key = rules.db_key();
+        let lower = Database::open_up_to(whole.path(), &rules, 8).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        for index in 0..2 {
+            let spec = ShardSpec { index, count: 2 };
+            let splits = spec.splits(3, 9).unwrap();
+            let v = build_level(&game, 9, Lower::Probe(&lower), Some(splits), &|_| {}).unwrap();
+            write_shard(dir.path(), &key, 9, spec, &v).unwrap();
+        }
+        let out = merge_shards(dir.path(), true).unwrap();
         let a = fs::read(&out[0]).unwrap();
-        let b = fs::read(whole.path().join(file_name(&key, 8))).unwrap();
-        assert!(a == b, "merged level differs from the unsharded build");
-        assert!(fs::read_dir(dir.path()).unwrap().all(|e| !e
-            .unwrap()
-            .file_name()
-            .to_string_lossy()
-            .contains("shard")));
+        let b = fs::read(whole.path().join(file_name(&key, 9))).unwrap();
+        assert!(
+            a == b,
+            "merged relay level differs from the unsharded build"
+        );
     }
 
     #[test]
     fn damaged_or_missing_shards_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let key = RulesKey::standard(2);
-        let v: Vec<i8> = vec![0; 10];
+        // Level 4 of 2 pits: splits 0, 1 and 2, one a shard.
+        let zeros = |index| {
+            let splits = ShardSpec { index, count: 3 }.splits(2, 4).unwrap();
+            vec![0i8; db_format::shard::splits_size(2, 4, splits).unwrap() as usize]
+        };
         for index in 0..2 {
             let spec = ShardSpec { index, count: 3 };
-            let r = spec.ranks(level_size_4(2));
-            write_shard(
-                dir.path(),
-                &key,
-                2,
-                spec,
-                &v[r.start as usize..r.end as usize],
-            )
-            .unwrap();
+            write_shard(dir.path(), &key, 4, spec, &zeros(index)).unwrap();
         }
         let e = merge_shards(dir.path(), true).unwrap_err();
         assert!(e.to_string().contains("shard-2-of-3"), "{e}");
         let spec = ShardSpec { index: 2, count: 3 };
-        let p = write_shard(dir.path(), &key, 2, spec, &v[6..]).unwrap();
+        assert!(matches!(
+            write_shard(dir.path(), &key, 4, spec, &[0; 3]),
+            Err(DbError::EntryCountMismatch { .. })
+        ));
+        let p = write_shard(dir.path(), &key, 4, spec, &zeros(2)).unwrap();
         let mut bytes = fs::read(&p).unwrap();
         *bytes.last_mut().unwrap() ^= 1;
         fs::write(&p, &bytes).unwrap();
         let e = merge_shards(dir.path(), true).unwrap_err();
         assert!(matches!(e, DbError::ChecksumMismatch { .. }), "{e}");
+        // No level file is left behind, not even a temporary one.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
+        // A value outside -4..=4.
+        *bytes.last_mut().unwrap() = 100;
+        fs::write(&p, &bytes).unwrap();
+        let e = merge_shards(dir.path(), true).unwrap_err();
+        assert!(e.to_string().contains("outside -4..=4"), "{e}");
+        // The splits of another shard.
+        let mut other = bytes.clone();
+        other[32..40].copy_from_slice(&1u64.to_le_bytes());
+        fs::write(&p, &other).unwrap();
+        let e = merge_shards(dir.path(), true).unwrap_err();
+        assert!(e.to_string().contains("holds the splits"), "{e}");
         fs::write(&p, &bytes[..40]).unwrap();
         assert!(matches!(
             merge_shards(dir.path(), true).unwrap_err(),
@@ -329,25 +375,14 @@ mod tests {
         }
     }
 
-    fn level_size_4(k: u32) -> u64 {
-        db_format::level_size(4, k)
-    }
-
     #[test]
-    fn shard_specs_partition_and_parse() {
+    fn shard_specs_parse_and_name_their_files() {
         assert_eq!(
             ShardSpec::parse("2/5"),
             Ok(ShardSpec { index: 2, count: 5 })
         );
         assert!(ShardSpec::parse("5/5").is_err());
         assert!(ShardSpec::parse("x").is_err());
-        let mut end = 0;
-        for index in 0..7 {
-            let r = ShardSpec { index, count: 7 }.ranks(100);
-            assert_eq!(r.start, end);
-            end = r.end;
-        }
-        assert_eq!(end, 100);
         let key = RulesKey::standard(6);
         let name = shard_file_name(&key, 20, ShardSpec { index: 3, count: 8 });
         assert_eq!(

@@ -4,33 +4,7 @@
 
 use db_format::Ranker;
 
-/// The board after `cells` in rank order (the same seeds), or `false` if `cells` is the
-/// last board of its level.
-///
-/// Ranks are colexicographic on the bar positions of the stars-and-bars string (see
-/// `db-format/FORMAT.md`), so the successor moves the lowest movable bar up by one and
-/// packs the bars below it: with `i` the first cell after cell 0 that holds seeds and `t`
-/// the seeds of cells `0..i`, cell `i` gives one seed to cell `i - 1`, which also takes
-/// the `t` seeds, and cells `0..i-1` empty.
-///
-/// ```
-/// use solver::rank::next_in_rank_order;
-/// let mut c = [1, 0, 0, 1];
-/// assert!(next_in_rank_order(&mut c));
-/// assert_eq!(c, [0, 0, 2, 0]); // rank 3 → rank 4 of FORMAT.md's table
-/// let mut last = [2, 0, 0, 0];
-/// assert!(!next_in_rank_order(&mut last));
-/// ```
-pub fn next_in_rank_order(cells: &mut [u8]) -> bool {
-    let Some(i) = cells.iter().skip(1).position(|&c| c > 0).map(|i| i + 1) else {
-        return false;
-    };
-    let t: u8 = cells[..i].iter().sum();
-    cells[..i].fill(0);
-    cells[i - 1] = t + 1;
-    cells[i] -= 1;
-    true
-}
+pub use db_format::index::next_in_rank_order;
 
 /// [`Ranker::rank`] without its checks, over the 16-byte cells of a [`crate::Board`].
 ///

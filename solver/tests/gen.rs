@@ -5,6 +5,7 @@ mod support;
 
 use std::collections::HashMap;
 
+use db_format::shard::{split_of, Blocks, ShardSpec};
 use db_format::Ranker;
 use solver::gen::{build_level, distance_sum, GenError, Lower};
 use solver::verify::rederive;
@@ -65,19 +66,40 @@ fn values_equal_the_solver_on_random_boards() {
     }
 }
 
+/// The entries of `whole` (level `k`, `pits` a side) of the boards of `splits`, in rank
+/// order: what a shard of those splits holds.
+fn of_splits(whole: &[i8], pits: usize, k: u32, splits: u64) -> Vec<i8> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (row, len) in Blocks::new(pits, k).unwrap() {
+        let len = len as usize;
+        if splits >> split_of(k, row) & 1 == 1 {
+            out.extend_from_slice(&whole[at..at + len]);
+        }
+        at += len;
+    }
+    assert_eq!(at, whole.len());
+    out
+}
+
 #[test]
-fn slices_join_to_the_whole_level() {
+fn shards_of_any_count_hold_the_whole_levels_entries() {
     let game = Game::new(Rules::kalah(4, 4).unwrap());
     let db = build_all(&game, 7);
     let whole = build_level(&game, 8, Lower::Probe(&db), None, &|_| {}).unwrap();
-    let n = whole.len() as u64;
-    for parts in [1u64, 2, 3, 7] {
-        let mut joined = Vec::new();
-        for i in 0..parts {
-            let range = i * n / parts..(i + 1) * n / parts;
-            joined.extend(build_level(&game, 8, Lower::Probe(&db), Some(range), &|_| {}).unwrap());
+    for count in [1u32, 2, 3, 5, 7] {
+        let mut n = 0;
+        for index in 0..count {
+            let splits = ShardSpec { index, count }.splits(4, 8).unwrap();
+            let part = build_level(&game, 8, Lower::Probe(&db), Some(splits), &|_| {}).unwrap();
+            assert_eq!(
+                part,
+                of_splits(&whole, 4, 8, splits),
+                "shard {index}/{count}"
+            );
+            n += part.len();
         }
-        assert_eq!(joined, whole, "{parts} parts");
+        assert_eq!(n, whole.len(), "{count} shards");
     }
 }
 
@@ -156,15 +178,23 @@ fn values_api_equals_the_probe_api_under_every_ccw_rule_combination() {
                 &|_| {},
             );
             assert_eq!(got.unwrap(), want, "{rules} level {k}");
-            let n = want.len() as u64;
-            let part = build_level(
-                &game,
-                k,
-                Lower::Values(&levels),
-                Some(n / 3..n / 2),
-                &|_| {},
-            );
-            assert_eq!(part.unwrap(), want[n as usize / 3..n as usize / 2]);
+            // The splits of one row holding 1 seed (and the other k - 1), and the rest.
+            let one = if k >= 2 { 0b10 } else { 0 };
+            let all = u64::MAX >> (63 - k / 2);
+            for splits in [one, all & !one] {
+                let part = build_level(
+                    &game,
+                    k,
+                    Lower::Values(&levels[..k as usize]),
+                    Some(splits),
+                    &|_| {},
+                );
+                assert_eq!(
+                    part.unwrap(),
+                    of_splits(&want, 3, k, splits),
+                    "{rules} level {k} splits {splits:#b}"
+                );
+            }
         }
         let e = build_level(&game, 7, Lower::Values(&levels[..5]), None, &|_| {}).unwrap_err();
         assert!(matches!(e, GenError::MissingLower { k: 7, .. }), "{e}");
@@ -185,8 +215,9 @@ fn refusals_are_clear() {
     let e = build_level(&game, 2, Lower::Probe(&MemoryDb::new(3)), None, &|_| {}).unwrap_err();
     assert!(matches!(e, GenError::MissingLower { k: 2, .. }), "{e}");
     let db = build_all(&game, 1);
-    let e = build_level(&game, 2, Lower::Probe(&db), Some(5..100), &|_| {}).unwrap_err();
-    assert!(matches!(e, GenError::BadRange { .. }), "{e}");
+    // Level 2 has the splits 0 and 1 only.
+    let e = build_level(&game, 2, Lower::Probe(&db), Some(0b100), &|_| {}).unwrap_err();
+    assert!(matches!(e, GenError::BadSplits { .. }), "{e}");
     assert!(
         build_level(&game, 0, Lower::Probe(&MemoryDb::new(3)), None, &|_| {}).unwrap() == vec![0]
     );

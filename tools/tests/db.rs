@@ -207,22 +207,100 @@ fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
     );
 }
 
-/// A shard holds the whole level, so a shard refused for memory must not be told to shard.
+/// A shard holds only its splits' boards: a level or shard refused for memory is told
+/// how small a shard can get, and a shard that is a single split is not told to shard.
 #[test]
-fn a_shard_too_big_for_memory_is_refused_without_advising_more_shards() {
+fn memory_refusals_say_what_sharding_can_do() {
     if !Path::new("/proc/meminfo").exists() {
         return; // the memory check reads MemAvailable there
     }
     let dir = tempfile::tempdir().unwrap();
-    // Level 100 of 6 pits: C(111, 11) bytes, about 470 TB.
+    let refuse = |args: &[&str]| {
+        // Level 100 of 6 pits: C(111, 11) bytes, about 470 TB.
+        let out = kalah()
+            .args(["db", "build", "--pits", "6", "--max-seeds", "100"])
+            .args(args)
+            .arg("--out")
+            .arg(dir.path())
+            .assert()
+            .failure();
+        String::from_utf8(out.get_output().stderr.clone()).unwrap()
+    };
+    let err = refuse(&[]);
+    assert!(err.contains("level 100 needs"), "{err}");
+    assert!(err.contains("build it in more shards"), "{err}");
+    let err = refuse(&["--shard", "0/4"]);
+    assert!(err.contains("shard 0/4 of level 100"), "{err}");
+    assert!(err.contains("build it in more shards"), "{err}");
+    // 51 splits, 51 shards: shard 0 is the largest split alone.
+    let err = refuse(&["--shard", "0/51"]);
+    assert!(err.contains("cannot be cut further"), "{err}");
+    assert!(!err.contains("more shards"), "{err}");
+}
+
+/// `kalah db plan` lists each shard's splits once and boards that add up to the level.
+#[test]
+fn plan_lists_every_split_once() {
     let out = kalah()
-        .args(["db", "build", "--pits", "6", "--max-seeds", "100"])
-        .args(["--shard", "0/4", "--out"])
+        .args([
+            "db",
+            "plan",
+            "--pits",
+            "6",
+            "--max-seeds",
+            "20",
+            "--shards",
+            "3",
+        ])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let mut boards = 0u64;
+    let mut splits = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with("shard ")) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        boards += words[2].parse::<u64>().unwrap();
+        let list = line.split("splits ").nth(1).unwrap();
+        splits.extend(list.split(", ").map(|s| s.parse::<u32>().unwrap()));
+    }
+    splits.sort();
+    assert_eq!(splits, (0..=10).collect::<Vec<_>>(), "{text}");
+    assert_eq!(boards, 84_672_315, "{text}");
+    assert!(text.contains("largest task: shard"), "{text}");
+}
+
+/// Shards of one level build side by side in one directory (the array tasks of
+/// scripts/slurm-build-level.sh): a whole build's lock does not hold them back, but a
+/// shard being built is not built twice.
+#[test]
+fn shards_build_side_by_side_but_not_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), "3", "5", &[]);
+    let me = std::process::id().to_string();
+    let name = "m3-standard-single-ccw-skip-either-owner-k006.kdb";
+    fs::write(dir.path().join(".lock"), &me).unwrap();
+    fs::write(dir.path().join(format!(".{name}.shard-0-of-2.lock")), &me).unwrap();
+    build(dir.path(), "3", "6", &["--shard", "1/2"]);
+    assert!(dir.path().join(format!("{name}.shard-1-of-2")).exists());
+    let out = kalah()
+        .args([
+            "db",
+            "build",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "6",
+            "--shard",
+            "0/2",
+        ])
+        .arg("--out")
         .arg(dir.path())
         .assert()
         .failure();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(err.contains("level 100 needs"), "{err}");
-    assert!(err.contains("also holds the whole level"), "{err}");
-    assert!(!err.contains("shard it"), "{err}");
+    assert!(
+        err.contains("another build holds") && err.contains("shard-0-of-2.lock"),
+        "{err}"
+    );
+    assert!(!dir.path().join(format!("{name}.shard-0-of-2")).exists());
 }

@@ -1,16 +1,15 @@
 //! One level under construction: the board-by-board evaluation, which computes unknown
 //! same-level children on the spot, and the reads of the lower levels.
 
-use std::ops::Range;
 use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
 
 use db_format::Ranker;
 
-use super::schedule::Row;
+use super::schedule::{Row, Tiling};
 use super::{distance_sum, Lower, UNKNOWN};
 use crate::board::Board;
 use crate::game::{Game, Next};
-use crate::rank::{next_in_rank_order, FastRank};
+use crate::rank::FastRank;
 
 /// One level under construction.
 pub(super) struct Level<'a> {
@@ -18,26 +17,32 @@ pub(super) struct Level<'a> {
     pub(super) k: u32,
     pub(super) cells: usize,
     pub(super) fast: FastRank,
-    /// Entry `r` is the value of the board of rank `r`, or [`UNKNOWN`].
+    /// The rows, their blocks placed in `values` ([`Tiling::compact`] when not `whole`).
+    pub(super) tiling: &'a Tiling,
+    /// `values` holds the whole level, entry `r` the board of rank `r`; else only the
+    /// boards of some splits ([`Level::slot`]).
+    pub(super) whole: bool,
+    /// The value of each board built ([`Level::slot`]), or [`UNKNOWN`].
     pub(super) values: &'a [AtomicI8],
     pub(super) lower: Lower<'a>,
 }
 
 impl Level<'_> {
-    /// Evaluates every board of ranks `ranks` that is still unknown.
-    pub(super) fn chunk(&self, ranks: Range<u64>) {
-        let mut cells = [0u8; 16];
-        let row = &mut cells[..self.cells];
-        self.fast.ranker.unrank(ranks.start, row);
-        for r in ranks {
-            let slot = &self.values[r as usize];
-            if slot.load(Relaxed) == UNKNOWN {
-                let v = self.eval(&Board::from_cells(self.cells / 2, row));
-                slot.store(v, Relaxed);
-            }
-            // Past the last rank of the level this returns false, at the loop's end.
-            next_in_rank_order(row);
+    /// Where `values` holds the board `cells` (of this level): its rank for a whole
+    /// level; else its opponent's row's block plus the rank of the mover's row among
+    /// those of its sum (`lo`), as a rank is that row's block plus `lo`.
+    #[inline]
+    pub(super) fn slot(&self, cells: &[u8; 16]) -> u64 {
+        if self.whole {
+            return self.fast.rank(cells);
         }
+        let m = self.cells / 2;
+        let mut own = [0u8; 8];
+        own[..m].copy_from_slice(&cells[..m]);
+        let opp = &cells[m..2 * m];
+        let sum = opp.iter().map(|&c| usize::from(c)).sum();
+        let tl = self.tiling;
+        tl.rows[tl.index(sum, opp)].block + self.fast.lo(u64::from_le_bytes(own))
     }
 
     /// The value of `board` (of this level), evaluating unknown same-level children first.
@@ -118,10 +123,11 @@ impl Level<'_> {
         }
     }
 
-    /// The value of the same-level board `rows` of rank `rank`, computed if unknown.
+    /// The value of the same-level board `rows` at `rank` in `values` ([`Level::slot`]),
+    /// computed if unknown.
     pub(super) fn same_level_at(&self, rank: u64, rows: &[u64; 2]) -> i32 {
         let child = self.board_of(rows);
-        debug_assert_eq!(rank, self.fast.rank(child.cells()));
+        debug_assert_eq!(rank, self.slot(child.cells()));
         let slot = &self.values[rank as usize];
         let v = self.eval(&child);
         slot.store(v, Relaxed);
@@ -133,8 +139,7 @@ impl Level<'_> {
         let pits = self.cells / 2;
         debug_assert_eq!(child.seeds(), self.k);
         debug_assert!(distance_sum(child, pits) < distance_sum(parent, pits));
-        let rank = self.fast.rank(child.cells());
-        debug_assert_eq!(rank, self.fast.ranker.rank(&child.cells()[..self.cells]));
+        let rank = self.slot(child.cells());
         let slot = &self.values[rank as usize];
         let v = slot.load(Relaxed);
         if v != UNKNOWN {
@@ -158,7 +163,7 @@ impl Level<'_> {
             c[..m].copy_from_slice(&own.cells[..m]);
             c[m..2 * m].copy_from_slice(&opp.cells[..m]);
             let board = Board::from_cells(m, &c[..2 * m]);
-            debug_assert_eq!(self.fast.ranker.rank(&board.cells()[..2 * m]), rank);
+            debug_assert_eq!(self.slot(board.cells()), rank);
             slot.store(self.eval(&board), Relaxed);
         }
     }

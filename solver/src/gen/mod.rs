@@ -74,18 +74,21 @@
 //! ([`Lower::Probe`]) or, faster, as their values in rank order ([`Lower::Values`]: one
 //! rank from the split parts and one byte read per child, no call through a trait object).
 //!
-//! The same routine builds a contiguous slice of ranks only (`ranks`): it still needs the
-//! whole level's array for the same-level children outside the slice, but walks the
-//! slice's ranks in order with [`crate::rank::next_in_rank_order`] and evaluates only the
-//! boards the slice depends on (a memoised depth-first evaluation). Values are
-//! schedule-independent, so slices joined end to end equal the whole level byte for byte.
+//! **Shards.** A same-level move keeps the two rows' sums (swapped), so the boards of
+//! one split `{s, k - s}` of the seeds between the rows need, besides the lower levels,
+//! only boards of that split. [`build_level`] with `splits` builds those splits only, the
+//! tile pairs of their sums in the same order, into an array of their boards alone: each
+//! row's block is moved to its place among the blocks of those splits (the blocks keep
+//! their rank order, see [`db_format::shard::Blocks`]). The array is then the shard's
+//! payload as it is written, and its memory is the shard's share of the level, not the
+//! level. Values are schedule-independent, so the shards' boards, put back at their
+//! ranks, equal the whole level byte for byte.
 
 pub mod cyclic;
 mod kernel;
 mod level;
 mod schedule;
 
-use std::ops::Range;
 use std::sync::atomic::AtomicI8;
 
 use db_format::{DbError, Ranker};
@@ -96,13 +99,10 @@ use crate::game::Game;
 use crate::probe::Probe;
 use crate::rank::FastRank;
 use level::Level;
+use schedule::Tiling;
 
 /// "Not computed yet" in the level array: `-128` is outside `-k..=k` for every `k <= 127`.
 pub const UNKNOWN: i8 = i8::MIN;
-
-/// Ranks per work item: large enough to amortise scheduling, small enough (16 Ki) to
-/// balance two to a few dozen threads on the smallest levels worth parallelising.
-const CHUNK: u64 = 1 << 14;
 
 /// Why a level could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -122,17 +122,13 @@ pub enum GenError {
         /// `lower.max_seeds()`, or none at all.
         have: String,
     },
-    /// The requested slice is not inside the level.
-    #[error("ranks {start}..{end} are not inside level {k}'s 0..{count}")]
-    BadRange {
+    /// The requested splits are not all splits of the level.
+    #[error("splits {splits:#x} are not all among level {k}'s 0..={}", k / 2)]
+    BadSplits {
         /// Level.
         k: u32,
-        /// Requested first rank.
-        start: u64,
-        /// Requested end rank.
-        end: u64,
-        /// Positions in the level.
-        count: u64,
+        /// Requested splits, bit `s` for split `s`.
+        splits: u64,
     },
     /// The level does not fit the ranking or this machine's address space.
     #[error(transparent)]
@@ -152,24 +148,27 @@ pub enum Lower<'a> {
 }
 
 /// Level `k` of `game`'s database, read from `lower` below it: entry `i` is the value of
-/// the board of rank `i`. With `ranks`, only those ranks of the level; the slices of a
-/// partition of `0..count`, joined in order, equal the whole level.
+/// the board of rank `i`. With `splits` (bit `s` for the split `{s, k - s}` of the seeds
+/// between the rows, `s <= k / 2`), only the boards of those splits, in rank order: a
+/// shard's payload ([`db_format::shard`]).
 ///
 /// `progress` is called from the worker threads with the number of positions just
-/// finished (in chunks). Runs on the current rayon pool. Memory: the whole level (one
-/// byte a position), whatever the slice.
+/// finished (in runs of tile pairs). Runs on the current rayon pool. Memory: one byte a
+/// board built, plus the rows' table (about `C(k + m, m)` rows of 104 bytes and
+/// `C(k + m + 1, m + 1)` rank parts of 8).
 pub fn build_level(
     game: &Game,
     k: u32,
     lower: Lower<'_>,
-    ranks: Option<Range<u64>>,
+    splits: Option<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<i8>, GenError> {
     if game.rules().can_cycle() {
         return Err(GenError::Cyclic);
     }
     let cells = 2 * game.pits();
-    let count = Ranker::new(cells, k)?.count();
+    // Also refuses `k > 127`, whose splits would not fit a `u64`'s bits.
+    Ranker::new(cells, k)?;
     let lower = match lower {
         Lower::Probe(p) => {
             if k > 0 && (p.max_seeds() < k - 1 || p.value(&Board::EMPTY).is_none()) {
@@ -199,29 +198,35 @@ pub fn build_level(
             Lower::Values(&levels[..k as usize])
         }
     };
-    fill(game, k, lower, ranks.unwrap_or(0..count), progress)
+    let all = u64::MAX >> (63 - k / 2);
+    let splits = splits.unwrap_or(all);
+    if splits & !all != 0 {
+        return Err(GenError::BadSplits { k, splits });
+    }
+    fill(game, k, lower, splits, progress)
 }
 
-/// [`build_level`] once `lower` is known to cover every level below `k`.
+/// [`build_level`] once `lower` is known to cover every level below `k` and `splits`
+/// (no bits past `k / 2`) to be splits of the level.
 fn fill(
     game: &Game,
     k: u32,
     lower: Lower,
-    ranks: Range<u64>,
+    splits: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<i8>, GenError> {
     let cells = 2 * game.pits();
     let ranker = Ranker::new(cells, k)?;
     let count = ranker.count();
-    if ranks.start > ranks.end || ranks.end > count {
-        return Err(GenError::BadRange {
-            k,
-            start: ranks.start,
-            end: ranks.end,
-            count,
-        });
-    }
-    let len = usize::try_from(count).map_err(|_| DbError::SizeOverflow { cells, seeds: k })?;
+    let fast = FastRank::new(&ranker);
+    let mut tiling = Tiling::new(&fast, cells / 2, k as usize)?;
+    let whole = splits == u64::MAX >> (63 - k / 2);
+    let boards = if whole {
+        count
+    } else {
+        tiling.compact(k as usize, splits)
+    };
+    let len = usize::try_from(boards).map_err(|_| DbError::SizeOverflow { cells, seeds: k })?;
     // Zeroed pages first (the system hands them out lazily), then filled by all threads:
     // the first touch of fresh memory is slow on some machines, and a level is up to
     // gigabytes.
@@ -239,29 +244,37 @@ fn fill(
             game,
             k,
             cells,
-            fast: FastRank::new(&ranker),
+            fast,
+            tiling: &tiling,
+            whole,
             values: atomics,
             lower,
         };
-        if k > 0 && ranks.start == 0 && ranks.end == count {
-            level.tiled(progress)?;
-        } else {
-            let chunks = (ranks.end - ranks.start).div_ceil(CHUNK);
-            (0..chunks).into_par_iter().for_each(|c| {
-                let start = ranks.start + c * CHUNK;
-                let end = (start + CHUNK).min(ranks.end);
-                level.chunk(start..end);
-                progress(end - start);
-            });
-        }
+        level.tiled(splits, progress);
     }
-    let slice = &values[ranks.start as usize..ranks.end as usize];
-    debug_assert!(slice.iter().all(|&v| v != UNKNOWN));
-    if ranks.start == 0 && ranks.end == count {
-        Ok(values)
-    } else {
-        Ok(slice.to_vec())
-    }
+    debug_assert!(values.iter().all(|&v| v != UNKNOWN));
+    Ok(values)
+}
+
+/// Bytes [`build_level`] allocates for level `k` with `pits` pits a side and `splits`
+/// (all when `None`): one byte a board built, and the rows' table, which every part of
+/// the level needs whole (`C(k + m, m)` rows and `C(k + m + 1, m + 1)` rank parts).
+pub fn build_memory(pits: usize, k: u32, splits: Option<u64>) -> Result<u64, DbError> {
+    let overflow = || DbError::SizeOverflow {
+        cells: 2 * pits,
+        seeds: k,
+    };
+    let boards = match splits {
+        None => Ranker::new(2 * pits, k)?.count(),
+        Some(s) => db_format::shard::splits_size(pits, k, s)?,
+    };
+    let (m, k64) = (pits as u64, u64::from(k));
+    let rows = db_format::checked_binomial(k64 + m, m).ok_or_else(overflow)?;
+    let his = db_format::checked_binomial(k64 + m + 1, m + 1).ok_or_else(overflow)?;
+    rows.checked_mul(std::mem::size_of::<schedule::Row>() as u64)
+        .and_then(|r| r.checked_add(his.checked_mul(8)?))
+        .and_then(|t| t.checked_add(boards))
+        .ok_or_else(overflow)
 }
 
 /// `D` of the module docs: the sum over seeds of the distance to their row's store.

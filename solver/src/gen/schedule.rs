@@ -58,13 +58,17 @@ impl Tiling {
 pub(super) const TILE: usize = 64;
 
 impl Level<'_> {
-    /// Builds the whole level in tile order (see the module docs), in parallel.
-    pub(super) fn tiled(&self, progress: &(dyn Fn(u64) + Sync)) -> Result<(), GenError> {
-        let m = self.cells / 2;
+    /// Builds the boards of the splits `splits` (bit `s` for the split `{s, k - s}`) in
+    /// tile order (see the module docs), in parallel.
+    pub(super) fn tiled(&self, splits: u64, progress: &(dyn Fn(u64) + Sync)) {
         let k = self.k as usize;
-        let tl = Tiling::new(&self.fast, m, k)?;
+        let tl = self.tiling;
         let rows = &tl.rows;
-        let (tiles, pairs) = tile_pairs(&tl.first, k);
+        let (tiles, mut pairs) = tile_pairs(&tl.first, k);
+        pairs.retain(|&(_, q)| {
+            let s = tiles[q as usize].2;
+            splits >> s.min(k - s) & 1 == 1
+        });
         let batches = batches(&tiles, &pairs, k);
         debug_assert_eq!(
             batches.iter().map(|b| b.1).sum::<u64>(),
@@ -84,7 +88,7 @@ impl Level<'_> {
                     let (a, b, _) = tiles[p as usize];
                     let (c, d, _) = tiles[q as usize];
                     if let Some(kern) = &kernel {
-                        kern.pair(self, &tl, a..b, c..d, &mut scratch);
+                        kern.pair(self, tl, a..b, c..d, &mut scratch);
                         continue;
                     }
                     if p == q {
@@ -108,14 +112,13 @@ impl Level<'_> {
                 progress(*n);
             }
         });
-        Ok(())
     }
 }
 
 impl Tiling {
     /// Every row of `m` pits with `0..=k` seeds, ordered by (sum, rank), with the rank
     /// parts of [`Row`] and [`Tiling::his`] from `fast`.
-    fn new(fast: &FastRank, m: usize, k: usize) -> Result<Tiling, GenError> {
+    pub(super) fn new(fast: &FastRank, m: usize, k: usize) -> Result<Tiling, GenError> {
         // Every row of sum 0..=k, ordered by (sum, rank).
         let mut rows: Vec<Row> = Vec::new();
         let mut his: Vec<u64> = Vec::new();
@@ -165,6 +168,34 @@ impl Tiling {
             first,
             his,
         })
+    }
+}
+
+impl Tiling {
+    /// Moves the blocks of the rows of the splits `splits` of level `k` (bit `s` for the
+    /// split `{s, k - s}`: the rows of sum `s` or `k - s`) into an array of those splits'
+    /// boards alone, in the same order, and returns its length. A row's block holds its
+    /// boards as the opponent's row, one for each mover's row of the other sum. The rows
+    /// of other splits get a block past any array (`u64::MAX`): no board of theirs is
+    /// evaluated.
+    pub(super) fn compact(&mut self, k: usize, splits: u64) -> u64 {
+        let mut kept: Vec<(u64, usize, u64)> = Vec::new();
+        for s in (0..=k).filter(|&s| splits >> s.min(k - s) & 1 == 1) {
+            let movers = (self.first[k - s + 1] - self.first[k - s]) as u64;
+            for i in self.first[s]..self.first[s + 1] {
+                kept.push((self.rows[i].block, i, movers));
+            }
+        }
+        for r in &mut self.rows {
+            r.block = u64::MAX;
+        }
+        kept.sort_unstable();
+        let mut at = 0;
+        for (_, i, movers) in kept {
+            self.rows[i].block = at;
+            at += movers;
+        }
+        at
     }
 }
 

@@ -12,9 +12,11 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use db_format::{file_name, level_size, DbError, LevelFile, Ranker};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use solver::dbfile::{merge_shards, rules_from_key, write_shard, Database, ShardSpec};
+use solver::dbfile::{
+    merge_shards, rules_from_key, shard_file_name, write_shard, Database, ShardSpec,
+};
 use solver::gen::cyclic::build_level_cyclic;
-use solver::gen::{build_level, GenError, Lower};
+use solver::gen::{build_level, build_memory, GenError, Lower};
 use solver::verify::{rederive_level, LevelCheck, Mismatch};
 use solver::{Game, Probe};
 
@@ -35,6 +37,8 @@ pub enum DbCommand {
     Build(BuildArgs),
     /// Join complete sets of shard files in a directory into level files
     Merge(MergeArgs),
+    /// Print the splits, boards and memory of each shard of level K built as N shards
+    Plan(PlanArgs),
     /// Print the header of a level file
     Info(InfoArgs),
     /// Check every level file of a directory: checksums, then values re-derived from successors
@@ -57,13 +61,27 @@ pub struct BuildArgs {
     /// Worker threads [default: all cores], from 1 to 4 per core as for `kalah solve`
     #[arg(long, value_name = "N", value_parser = crate::cmd::solve::parse_threads)]
     pub threads: Option<usize>,
-    /// Build only slice I of N (0 <= I < N) of level K into a shard file; levels below K
-    /// must be in DIR. Join the shards with `kalah db merge`
+    /// Build only part I of N (0 <= I < N) of level K into a shard file: the boards of its
+    /// splits of the seeds between the two rows (`kalah db plan` lists them); levels
+    /// below K must be in DIR. Join the shards with `kalah db merge`
     #[arg(long, value_name = "I/N", value_parser = ShardSpec::parse)]
     pub shard: Option<ShardSpec>,
     /// Leave times and speeds out of the output (for reproducible transcripts)
     #[arg(long)]
     pub no_timings: bool,
+}
+
+/// Arguments of `kalah db plan`.
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// The level: seeds on the board
+    #[arg(long, value_name = "K")]
+    pub max_seeds: u32,
+    /// Shards the level is built in (`--shard I/N`'s N)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: u32,
 }
 
 /// Arguments of `kalah db merge`.
@@ -123,14 +141,14 @@ pub enum DbCmdError {
     Retro(#[from] GenError),
     /// The build would not fit in memory.
     #[error(
-        "level {k} needs {need} MiB of memory but only {avail} MiB are available \
-         (MemAvailable in /proc/meminfo); build fewer seeds or use a machine with more \
-         memory (a shard, --shard I/N, also holds the whole level: shards split the work, \
-         not the memory)"
+        "{what} needs {need} MiB of memory but only {avail} MiB are available \
+         (MemAvailable in /proc/meminfo); {advice}"
     )]
     NoMemory {
-        /// Level.
-        k: u32,
+        /// What was to be built: the level, or the shard of it.
+        what: String,
+        /// What would fit instead.
+        advice: String,
         /// MiB needed.
         need: u64,
         /// MiB available.
@@ -146,12 +164,14 @@ pub enum DbCmdError {
     },
     /// Another `kalah db build` writes into the directory.
     #[error(
-        "another build holds {dir} (process {holder}, in {dir}/.lock); wait for it, or \
+        "another build holds {dir} (process {holder}, in {lock}); wait for it, or \
          delete the lock if no build runs"
     )]
     Locked {
         /// The directory.
         dir: String,
+        /// The lock file.
+        lock: String,
         /// The process id in the lock file.
         holder: String,
     },
@@ -209,6 +229,7 @@ pub fn run(args: &DbArgs) -> Result<(), CliError> {
     let r = match &args.command {
         DbCommand::Build(a) => run_build(a),
         DbCommand::Merge(a) => run_merge(a),
+        DbCommand::Plan(a) => run_plan(a),
         DbCommand::Info(a) => run_info(a),
         DbCommand::Verify(a) => run_verify(a),
         DbCommand::Probe(a) => return run_probe(a),
@@ -244,7 +265,13 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         path: a.out.clone(),
         source,
     })?;
-    let _lock = BuildLock::take(&a.out)?;
+    // A shard writes only its own file: shards of a level build side by side in one
+    // directory (the array tasks of scripts/slurm-build-level.sh), one shard once.
+    let lock_name = match a.shard {
+        Some(s) => format!(".{}.lock", shard_file_name(&key, a.max_seeds, s)),
+        None => ".lock".to_string(),
+    };
+    let _lock = BuildLock::take(&a.out, &lock_name)?;
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = a.threads {
         pool = pool.num_threads(n);
@@ -257,9 +284,14 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         Some(_) => vec![a.max_seeds],
         None => (0..=a.max_seeds).collect(),
     };
-    // Memory: the level being built is held whole (one byte a position, also for a
-    // shard); lower levels are only mapped, so the page cache holds what fits of them.
-    let top = Ranker::new(cells, a.max_seeds)?.count();
+    // Memory: the boards being built (the level, or the shard's splits) and the rows'
+    // table; lower levels are only mapped, so the page cache holds what fits of them.
+    let pits = usize::from(key.pits);
+    let splits = match a.shard {
+        Some(s) => Some(s.splits(pits, a.max_seeds)?),
+        None => None,
+    };
+    let top = build_memory(pits, a.max_seeds, splits)?;
     let lower_bytes: u64 = (0..a.max_seeds).map(|k| level_size(cells, k)).sum();
     let _ = writeln!(
         out,
@@ -270,19 +302,45 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         a.out.display(),
         pool.current_num_threads()
     );
+    let what = match a.shard {
+        Some(s) => format!(
+            "shard {}/{} of level {} (splits {})",
+            s.index,
+            s.count,
+            a.max_seeds,
+            split_list(splits.unwrap_or(0))
+        ),
+        None => format!("level {}", a.max_seeds),
+    };
     let _ = writeln!(
         out,
-        "memory: {} MiB for level {} in memory, {} MiB of lower levels read through maps",
+        "memory: {} MiB for {what} in memory, {} MiB of lower levels read through maps",
         mib(top),
-        a.max_seeds,
         mib(lower_bytes)
     );
     if let Some(avail) = mem_available() {
         if top > avail {
+            let smallest =
+                build_memory(pits, a.max_seeds, Some(largest_split(pits, a.max_seeds)?))?;
+            let advice = if a.shard.is_some() && top <= smallest {
+                format!(
+                    "this shard is one split of the seeds between the rows, which cannot be \
+                     cut further: use a machine with {} MiB or more",
+                    mib(top)
+                )
+            } else {
+                format!(
+                    "build it in more shards (--shard I/N: each holds only its splits' boards, \
+                     down to {} MiB for the largest split; `kalah db plan` gives every \
+                     shard's memory), build fewer seeds or use a machine with more memory",
+                    mib(smallest)
+                )
+            };
             return Err(DbCmdError::NoMemory {
-                k: a.max_seeds,
+                what,
                 need: mib(top),
                 avail: mib(avail),
+                advice,
             });
         }
     }
@@ -302,31 +360,33 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
             continue;
         }
         let lower = Database::open_up_to(&a.out, &rules, k.saturating_sub(1))?;
-        let count = Ranker::new(cells, k)?.count();
-        let ranks = match a.shard {
-            Some(s) => s.ranks(count),
-            None => 0..count,
+        let boards = match splits {
+            Some(s) => db_format::shard::splits_size(pits, k, s)?,
+            None => Ranker::new(cells, k)?.count(),
         };
-        let bar = progress_bar(k, ranks.end - ranks.start);
+        let bar = progress_bar(k, boards);
         let t0 = Instant::now();
         let values = pool.install(|| -> Result<Vec<i8>, DbCmdError> {
-            Ok(match a.shard {
-                Some(_) if rules.can_cycle() => return Err(DbCmdError::ShardCyclic),
-                Some(_) => {
-                    build_level(&game, k, Lower::Probe(&lower), Some(ranks.clone()), &|n| {
-                        bar.inc(n)
-                    })?
+            if rules.can_cycle() {
+                // Clockwise play can repeat positions: the retrograde solver, whole
+                // levels only.
+                if a.shard.is_some() {
+                    return Err(DbCmdError::ShardCyclic);
                 }
-                // Clockwise play can repeat positions: the retrograde solver.
-                None if rules.can_cycle() => build_level_cyclic(&game, k, &lower, &|n| bar.inc(n))?,
-                // Counter-clockwise: straight from the lower levels' mapped values.
-                None => {
-                    let values: Vec<&[i8]> = (0..k)
-                        .filter_map(|j| lower.level(j).map(|f| f.values()))
-                        .collect();
-                    build_level(&game, k, Lower::Values(&values), None, &|n| bar.inc(n))?
-                }
-            })
+                return Ok(build_level_cyclic(&game, k, &lower, &|n| bar.inc(n))?);
+            }
+            // Counter-clockwise: straight from the lower levels' mapped values, the
+            // whole level or the shard's splits.
+            let values: Vec<&[i8]> = (0..k)
+                .filter_map(|j| lower.level(j).map(|f| f.values()))
+                .collect();
+            Ok(build_level(
+                &game,
+                k,
+                Lower::Values(&values),
+                splits,
+                &|n| bar.inc(n),
+            )?)
         })?;
         let built = t0.elapsed().as_secs_f64();
         bar.finish_and_clear();
@@ -354,17 +414,18 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
-/// A build's hold on its output directory: the file `DIR/.lock`, created only if absent,
-/// holding the builder's process id, removed when the build ends. Two builds into one
-/// directory would write the same temporary files; the second is refused instead. A lock
-/// whose process no longer runs (a build that was killed) is taken over.
+/// A build's hold on its output directory: the file `DIR/.lock` (for a shard
+/// `DIR/.<shard file name>.lock`), created only if absent, holding the builder's process
+/// id, removed when the build ends. Two builds into one directory would write the same
+/// temporary files (two builds of one shard, its file); the second is refused instead. A
+/// lock whose process no longer runs (a build that was killed) is taken over.
 struct BuildLock {
     path: PathBuf,
 }
 
 impl BuildLock {
-    fn take(dir: &Path) -> Result<BuildLock, DbCmdError> {
-        let path = dir.join(".lock");
+    fn take(dir: &Path, name: &str) -> Result<BuildLock, DbCmdError> {
+        let path = dir.join(name);
         let io = |source| DbError::Io {
             path: path.clone(),
             source,
@@ -386,6 +447,7 @@ impl BuildLock {
                     if !gone || !Path::new("/proc/self").exists() {
                         return Err(DbCmdError::Locked {
                             dir: dir.display().to_string(),
+                            lock: path.display().to_string(),
                             holder: holder.trim().to_string(),
                         });
                     }
@@ -397,6 +459,7 @@ impl BuildLock {
         }
         Err(DbCmdError::Locked {
             dir: dir.display().to_string(),
+            lock: path.display().to_string(),
             holder: String::new(),
         })
     }
@@ -434,6 +497,77 @@ fn run_merge(a: &MergeArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
+/// The splits of a mask (bit `s` for split `s`), e.g. `0, 3, 7`, or `none`.
+fn split_list(splits: u64) -> String {
+    let list: Vec<String> = (0..64)
+        .filter(|s| splits >> s & 1 == 1)
+        .map(|s: u32| s.to_string())
+        .collect();
+    if list.is_empty() {
+        "none".to_string()
+    } else {
+        list.join(", ")
+    }
+}
+
+/// The largest split of level `k` (`pits` a side), as a mask.
+fn largest_split(pits: usize, k: u32) -> Result<u64, DbError> {
+    let mut best = (0, 0);
+    for s in 0..db_format::shard::split_count(k) {
+        let n = db_format::shard::split_size(pits, k, s)?;
+        if n > best.0 {
+            best = (n, s);
+        }
+    }
+    Ok(1 << best.1)
+}
+
+/// `kalah db plan`: what `kalah db build --shard I/N` builds for each `I`, and the memory
+/// of each (as its `memory:` line gives it).
+fn run_plan(a: &PlanArgs) -> Result<(), DbCmdError> {
+    let rules = a.rules.rules()?;
+    let key = rules.db_key();
+    let pits = usize::from(key.pits);
+    let k = a.max_seeds;
+    let level = Ranker::new(key.cells(), k)?.count();
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "level {k} of {}: {level} positions in {} splits, {} shards",
+        key.slug(),
+        db_format::shard::split_count(k),
+        a.shards
+    );
+    let mut largest = (0, 0);
+    for index in 0..a.shards {
+        let splits = ShardSpec {
+            index,
+            count: a.shards,
+        }
+        .splits(pits, k)?;
+        let boards = db_format::shard::splits_size(pits, k, splits)?;
+        let need = mib(build_memory(pits, k, Some(splits))?);
+        if need > largest.1 {
+            largest = (index, need);
+        }
+        let _ = writeln!(
+            out,
+            "shard {index}/{}: {boards} boards, {need} MiB, splits {}",
+            a.shards,
+            split_list(splits)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "largest task: shard {}/{}, {} MiB (the whole level unsharded: {} MiB)",
+        largest.0,
+        a.shards,
+        largest.1,
+        mib(build_memory(pits, k, None)?)
+    );
+    Ok(())
+}
+
 /// `kalah db info` of a shard file (from `db build --shard`): its header's fields.
 /// `None` when the file is not a shard.
 fn shard_info(path: &Path) -> Option<Vec<String>> {
@@ -454,10 +588,11 @@ fn shard_info(path: &Path) -> Option<Vec<String>> {
         format!("rules:       {}", h.rules),
         format!("seeds:       {} on the board", h.seeds),
         format!(
-            "ranks:       {}..{}",
-            h.first,
-            h.first.saturating_add(h.entries)
+            "splits:      {} (the boards whose rows hold s and {} - s seeds, for each s)",
+            split_list(h.splits),
+            h.seeds
         ),
+        format!("entries:     {}", h.entries),
         format!("checksum:    {:#018x} (XXH3-64 of the payload)", h.checksum),
     ])
 }
