@@ -3,6 +3,8 @@
 # that finish, and the first units of a Kalah(6,6) proof. One search thread, nice -n 10.
 #
 #   scripts/kalah66.sh [OUT_DIR]      (default /tmp/kalah66; the proofs are written there)
+#   ONLY=splits scripts/kalah66.sh    only the split measurement (Kalah(6,4) standard at
+#                                     depth 2 with --unit-seconds 0, 4 and 1)
 #
 # Prints, for each run, the command's wall and user seconds and peak memory
 # (/usr/bin/time), then its figures. The Kalah(6,6) and Kalah(6,5) runs are capped
@@ -17,7 +19,7 @@ SIX_FIVE_CAP=${SIX_FIVE_CAP:-300}
 mkdir -p "$OUT"
 T=(/usr/bin/time -f "%e s wall, %U s user, %M KB peak")
 solve_sum='import json,sys; d=json.load(sys.stdin); print("value", d["value"], "nodes", d["nodes"], "endgame", d["endgame_seeds"], "search_s", round(d["seconds"], 2))'
-prove_sum='import json,sys; d=json.load(sys.stdin); print("value", d["value"], "proved", d["proved"], "bounds", d["margin_at_least"], d["margin_at_most"], "nodes", d["nodes"], "leaves", d["leaves"], "units", d["units"]["done"], "unit_cpu_s", d["cpu_seconds"], "unit_wall_s", d["seconds"])'
+prove_sum='import json,sys; d=json.load(sys.stdin); print("value", d["value"], "proved", d["proved"], "bounds", d["margin_at_least"], d["margin_at_most"], "nodes", d["nodes"], "leaves", d["leaves"], "units", d["units"]["done"], "splits", d["splits"], "unit_cpu_s", d["cpu_seconds"], "split_cpu_s", d["split_cpu_seconds"], "unit_wall_s", d["seconds"])'
 
 solve() { # seeds capture
     echo "== kalah solve --pits 6 --seeds $1 --capture $2 --threads 1"
@@ -27,13 +29,23 @@ solve() { # seeds capture
 prove() { # seeds capture depth [more options]; CAP=SECS stops it (0: no limit)
     local s=$1 c=$2 d=$3
     shift 3
-    local dir="$OUT/p-$s-$c-$d"
+    local dir="$OUT/p-$s-$c-$d${TAG:-}"
     echo "== kalah prove $dir --pits 6 --seeds $s --capture $c --depth $d --threads 1 $*"
     "${T[@]}" timeout "${CAP:-0}" nice -n 10 "$K" prove "$dir" --pits 6 --seeds "$s" \
         --capture "$c" --depth "$d" --threads 1 --quiet "$@" >/dev/null ||
         echo "(stopped after ${CAP:-0} s; the proof resumes when run again)"
     "$K" prove "$dir" --status --json | python3 -c "$prove_sum"
 }
+
+# Splits: units stopped at a CPU budget, their boards split (the proof's overhead).
+splits() {
+    solve 4 standard
+    for us in 0 4 1; do TAG=-u$us prove 4 standard 2 --unit-seconds "$us"; done
+}
+if [[ ${ONLY:-} == splits ]]; then
+    splits
+    exit 0
+fi
 
 for c in standard empty; do
     solve 3 "$c"
@@ -44,6 +56,7 @@ for c in standard empty; do
     prove 4 "$c" 6
     prove 4 "$c" 8
 done
+splits
 # Units of Kalah(6,5) and Kalah(6,6) at depth 8, capped.
 CAP=$SIX_FIVE_CAP prove 5 empty 8 --endgame 20 --tt-mb 1024
 CAP=$SIX_SIX_CAP prove 6 empty 8 --endgame 20 --tt-mb 1024
