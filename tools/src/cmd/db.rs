@@ -204,6 +204,33 @@ pub enum DbCmdError {
     Threads(String),
 }
 
+impl DbCmdError {
+    /// The process exit status, as [`CliError::exit_code`] gives it: 2 for an option or
+    /// position the command refuses before it reads or writes a level (the pie rule, an
+    /// `--out` that is not a directory, `--shard` with rules that can cycle, a level too
+    /// large for memory, a position the database does not hold), 1 for what it found in
+    /// the files.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            DbCmdError::Pie
+            | DbCmdError::NotADirectory(_)
+            | DbCmdError::ShardCyclic
+            | DbCmdError::Rules(_)
+            | DbCmdError::NoMemory { .. }
+            | DbCmdError::Empty { .. }
+            | DbCmdError::NotCovered { .. } => 2,
+            DbCmdError::Db(_)
+            | DbCmdError::Retro(_)
+            | DbCmdError::Damaged { .. }
+            | DbCmdError::Locked { .. }
+            | DbCmdError::NoLevels(_)
+            | DbCmdError::VerifyFailed(..)
+            | DbCmdError::Cyclic(_)
+            | DbCmdError::Threads(_) => 1,
+        }
+    }
+}
+
 /// Runs a `kalah db` subcommand.
 pub fn run(args: &DbArgs) -> Result<(), CliError> {
     let r = match &args.command {
