@@ -61,12 +61,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     // The server's own rules are checked as any command's, before it starts.
     a.rules.rules()?;
     if let Some(dir) = &a.db {
-        if !dir.is_dir() {
-            return Err(CliError::BadOption(format!(
-                "--db {}: not a directory (build a database with `kalah db build`)",
-                dir.display()
-            )));
-        }
+        crate::cmd::solve::check_db_dir(dir)?;
     }
     let limits = Limits {
         max_searches: a.max_searches,

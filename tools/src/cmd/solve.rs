@@ -251,12 +251,20 @@ pub fn pie_unused(cmd: &str) -> CliError {
     ))
 }
 
-/// `--db DIR` checked before any level is looked for in it: a missing path, a file and an
-/// unreadable directory each get their own message (not "level 0 is missing").
+/// `--db DIR` checked before any level is looked for in it: a missing path, a link to
+/// one, a path through a file, a file and an unreadable directory each get their own
+/// message (not "level 0 is missing").
 pub fn check_db_dir(dir: &std::path::Path) -> Result<(), CliError> {
+    use std::io::ErrorKind;
     let why = match std::fs::metadata(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such directory".to_string(),
-        Err(e) => e.to_string(),
+        Err(e) if e.kind() == ErrorKind::NotFound => match std::fs::symlink_metadata(dir) {
+            Ok(_) => "a symbolic link to a path that does not exist".to_string(),
+            Err(_) => "no such directory".to_string(),
+        },
+        Err(e) if e.kind() == ErrorKind::NotADirectory => {
+            "a part of the path before the last is a file, not a directory".to_string()
+        }
+        Err(e) => format!("cannot reach it: {e}"),
         Ok(m) if !m.is_dir() => {
             "not a directory (give the directory of the level files)".to_string()
         }
