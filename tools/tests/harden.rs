@@ -385,6 +385,41 @@ fn a_table_beyond_the_memory_available_or_of_zero_mib_is_refused() {
 }
 
 #[test]
+fn a_server_whose_tables_exceed_the_memory_available_or_of_zero_mib_is_refused() {
+    refused(&["serve", "--tt-mb", "0"], "0 MiB");
+    if Path::new("/proc/meminfo").exists() {
+        for flag in ["--tt-mb", "--endgame-mb"] {
+            refused(
+                &["serve", flag, "18446744073709551615"],
+                "of memory available",
+            );
+        }
+        // Each table fits, but not four searches' worth of them.
+        let avail = mem_available_mib();
+        let third = (avail / 3).max(1).to_string();
+        refused(
+            &["serve", "--max-searches", "4", "--tt-mb", &third],
+            "of memory available",
+        );
+    }
+}
+
+/// MemAvailable in MiB.
+fn mem_available_mib() -> u64 {
+    let text = fs::read_to_string("/proc/meminfo").unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))
+        .unwrap();
+    line.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        >> 10
+}
+
+#[test]
 fn a_clockwise_solve_too_large_for_memory_is_refused_with_its_figures() {
     if Path::new("/proc/meminfo").exists() {
         // Kalah(6,4): every board of up to 48 seeds, over 10^12 positions.
