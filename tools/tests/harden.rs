@@ -373,6 +373,7 @@ fn a_table_beyond_the_memory_available_or_of_zero_mib_is_refused() {
     for cmd in [
         vec!["solve", "--pits", "6", "--seeds", "4"],
         vec!["verify", "--cases", "6x4-standard"],
+        vec!["bench", "--quiet"],
     ] {
         refused(&[&cmd[..], &["--tt-mb", "0"]].concat(), "0 MiB");
         if Path::new("/proc/meminfo").exists() {

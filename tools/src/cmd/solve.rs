@@ -114,17 +114,22 @@ pub fn transposition_table(
 ) -> Result<Option<solver::search::tt::Table>, CliError> {
     if Method::for_rules(rules) != Method::Cyclic {
         let mb = solver::search::tt::sized_for(rules.pits(), seeds, max_mb) as u64;
-        if let Some(avail) = crate::cmd::db::mem_available() {
-            if mb << 20 > avail {
-                return Err(CliError::BadOption(format!(
-                    "--tt-mb {max_mb}: a transposition table of {mb} MiB is more than the \
-                     {} MiB of memory available (MemAvailable in /proc/meminfo)",
-                    avail >> 20
-                )));
-            }
-        }
+        check_table_memory(max_mb, mb)?;
     }
     Ok(solver::engine::transposition_table(rules, seeds, max_mb)?)
+}
+
+/// `--tt-mb max_mb` refused when its table of `mb` MiB is more than the memory available
+/// (MemAvailable in /proc/meminfo; not checked where there is none).
+pub fn check_table_memory(max_mb: usize, mb: u64) -> Result<(), CliError> {
+    match crate::cmd::db::mem_available() {
+        Some(avail) if mb.saturating_mul(1 << 20) > avail => Err(CliError::BadOption(format!(
+            "--tt-mb {max_mb}: a transposition table of {mb} MiB is more than the {} MiB of \
+             memory available (MemAvailable in /proc/meminfo)",
+            avail >> 20
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The `--endgame` choice.
