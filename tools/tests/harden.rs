@@ -685,3 +685,34 @@ fn options_a_command_would_ignore_are_refused() {
         .assert()
         .success();
 }
+
+#[test]
+fn prove_options_that_would_check_nothing_or_overflow_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let proof = tmp.path().join("p");
+    let p = proof.to_str().unwrap();
+    let small = ["--pits", "3", "--seeds", "2", "--quiet"];
+    // A --db that cannot be used: refused before the proof directory is made.
+    refused(
+        &[&["prove", p, "--db", "/nonexistent"][..], &small[..]].concat(),
+        "no such directory",
+    );
+    assert!(!proof.exists());
+    // A lease whose expiry (the clock plus the lease) would wrap around.
+    refused(
+        &[
+            &["prove", p, "--lease", "18446744073709551615"][..],
+            &small[..],
+        ]
+        .concat(),
+        "--lease",
+    );
+    assert!(!proof.exists());
+    kalah().args(["prove", p]).args(small).assert().success();
+    // A check that re-solves no unit.
+    refused(&["prove", p, "--check", "--sample", "0"], "--sample");
+    kalah()
+        .args(["prove", p, "--check", "--sample", "1", "--quiet"])
+        .assert()
+        .success();
+}
