@@ -716,3 +716,49 @@ fn prove_options_that_would_check_nothing_or_overflow_are_refused() {
         .assert()
         .success();
 }
+
+#[test]
+fn a_named_pipe_in_a_proof_directory_is_refused_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let proof = tmp.path().join("p");
+    kalah()
+        .args(["prove", "--quiet", "--pits", "3", "--seeds", "2"])
+        .arg(&proof)
+        .assert()
+        .success();
+    let fifo = |p: &Path| {
+        fs::remove_file(p).unwrap();
+        let ok = std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    let status = |dir: &Path| {
+        let out = kalah()
+            .arg("prove")
+            .arg(dir)
+            .arg("--status")
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        text(&out.stderr)
+    };
+    // A results file.
+    let results = fs::read_dir(proof.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "kpr"))
+        .unwrap();
+    fifo(&results);
+    let err = status(&proof);
+    assert!(err.contains("a named pipe"), "{err}");
+    // The manifest.
+    fifo(&proof.join("proof.txt"));
+    let err = status(&proof);
+    assert!(
+        err.contains("a named pipe") && err.contains("proof.txt"),
+        "{err}"
+    );
+}
