@@ -762,3 +762,25 @@ fn a_named_pipe_in_a_proof_directory_is_refused_not_read() {
         "{err}"
     );
 }
+
+#[test]
+fn db_build_beyond_the_largest_level_is_refused_before_anything_is_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("db");
+    for k in ["128", "4294967295"] {
+        refused(
+            &[
+                "db",
+                "build",
+                "--pits",
+                "3",
+                "--max-seeds",
+                k,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            "more than the supported maximum 127",
+        );
+        assert!(!out.exists(), "--max-seeds {k}");
+    }
+}
