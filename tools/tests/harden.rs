@@ -554,6 +554,21 @@ fn a_db_or_data_path_that_is_missing_or_a_file_gets_its_own_message() {
     }
     refused(&["verify", "--quick", "--db", m], "no such directory");
     refused(&["verify", "--quick", "--data", m], "cannot read it");
+    // Files that would block the read or never end.
+    let fifo = tmp.path().join("fifo");
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    refused(
+        &["verify", "--quick", "--data", fifo.to_str().unwrap()],
+        "a named pipe, not a regular file",
+    );
+    refused(
+        &["verify", "--quick", "--data", "/dev/null"],
+        "a device, not a regular file",
+    );
     refused(
         &["db", "build", "--pits", "3", "--max-seeds", "2", "--out", f],
         "not a directory",
