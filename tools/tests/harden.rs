@@ -569,6 +569,13 @@ fn a_db_or_data_path_that_is_missing_or_a_file_gets_its_own_message() {
         &["verify", "--quick", "--data", "/dev/null"],
         "a device, not a regular file",
     );
+    // A data file with no case (or none quick) compares nothing: not a pass.
+    let none = tmp.path().join("none.txt");
+    fs::write(&none, "# no cases\n").unwrap();
+    refused(
+        &["verify", "--quick", "--data", none.to_str().unwrap()],
+        "no case to verify",
+    );
     refused(
         &["db", "build", "--pits", "3", "--max-seeds", "2", "--out", f],
         "not a directory",

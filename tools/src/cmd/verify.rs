@@ -307,6 +307,17 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
     let all = parse(&text, &what)?;
     let total = all.len();
     let cases = select(a, all)?;
+    if cases.is_empty() && !a.list {
+        // "0 of 0 cases agree" would pass a check that compared nothing.
+        let why = match (total, a.quick) {
+            (0, _) => "none".to_string(),
+            (n, true) => format!("{n} case(s), none of them quick (leave out --quick)"),
+            (n, false) => format!("{n} case(s), none of them short (give --all)"),
+        };
+        return Err(CliError::BadOption(format!(
+            "no case to verify: {what} holds {why}"
+        )));
+    }
     if a.list {
         for c in &cases {
             let line = format!(
