@@ -9,31 +9,15 @@ fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
 }
 
-const K3: &str = "m3-standard-single-ccw-skip-either-owner-k003.kdb";
+mod common;
+use common::db::built as build;
 
-fn build(dir: &Path, pits: &str, k: &str, extra: &[&str]) -> String {
-    let out = kalah()
-        .args([
-            "db",
-            "build",
-            "--pits",
-            pits,
-            "--max-seeds",
-            k,
-            "--no-timings",
-            "--out",
-        ])
-        .arg(dir)
-        .args(extra)
-        .assert()
-        .success();
-    String::from_utf8(out.get_output().stdout.clone()).unwrap()
-}
+const K3: &str = "m3-standard-single-ccw-skip-either-owner-k003.kdb";
 
 #[test]
 fn verify_passes_then_reports_a_flipped_byte() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "6", &[]);
+    build(dir.path(), 3, 6, &[]);
     let ok = kalah()
         .args(["db", "verify"])
         .arg(dir.path())
@@ -66,7 +50,7 @@ fn verify_passes_then_reports_a_flipped_byte() {
 #[test]
 fn verify_catches_a_wrong_value_with_a_valid_checksum() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "5", &[]);
+    build(dir.path(), 3, 5, &[]);
     // Rewrite level 3 with one value changed and a fresh, matching checksum.
     let path = dir.path().join(K3);
     let f = db_format::LevelFile::open_any(&path).unwrap();
@@ -88,7 +72,7 @@ fn verify_catches_a_wrong_value_with_a_valid_checksum() {
 #[test]
 fn truncated_wrong_version_and_wrong_rules_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "4", &[]);
+    build(dir.path(), 3, 4, &[]);
     let path = dir.path().join(K3);
     let bytes = fs::read(&path).unwrap();
     fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
@@ -125,14 +109,14 @@ fn truncated_wrong_version_and_wrong_rules_files_are_named() {
 fn sharded_build_and_merge_equal_the_whole_build() {
     let whole = tempfile::tempdir().unwrap();
     let sharded = tempfile::tempdir().unwrap();
-    let text = build(whole.path(), "4", "9", &[]);
+    let text = build(whole.path(), 4, 9, &[]);
     assert!(
         text.contains("level   9:         11440 positions"),
         "{text}"
     );
-    build(sharded.path(), "4", "8", &[]);
+    build(sharded.path(), 4, 8, &[]);
     for i in 0..3 {
-        build(sharded.path(), "4", "9", &["--shard", &format!("{i}/3")]);
+        build(sharded.path(), 4, 9, &["--shard", &format!("{i}/3")]);
     }
     let name = "m4-standard-single-ccw-skip-either-owner-k009.kdb";
     assert!(sharded.path().join(format!("{name}.shard-2-of-3")).exists());
@@ -145,7 +129,7 @@ fn sharded_build_and_merge_equal_the_whole_build() {
     let b = fs::read(sharded.path().join(name)).unwrap();
     assert!(a == b, "merged level differs");
     // Extending the build skips the present levels.
-    let text = build(sharded.path(), "4", "10", &[]);
+    let text = build(sharded.path(), 4, 10, &[]);
     assert!(
         text.contains("level   9: present and verified, skipped"),
         "{text}"
@@ -155,7 +139,7 @@ fn sharded_build_and_merge_equal_the_whole_build() {
 #[test]
 fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "6", &[]);
+    build(dir.path(), 3, 6, &[]);
     // North to move, 2 seeds each side; B's store leads 5 to 3.
     let out = kalah()
         .args(["db", "probe", "--db"])
@@ -179,7 +163,7 @@ fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("covers at most 6"));
     // Clockwise rules go to the retrograde solver; --shard is refused for them.
     let cw = tempfile::tempdir().unwrap();
-    build(cw.path(), "3", "5", &["--direction", "cw"]);
+    build(cw.path(), 3, 5, &["--direction", "cw"]);
     kalah()
         .args(["db", "verify"])
         .arg(cw.path())

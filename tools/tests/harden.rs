@@ -10,6 +10,9 @@ use std::sync::OnceLock;
 use assert_cmd::Command;
 use db_format::{file_name, Ranker, RulesKey, HEADER_LEN};
 
+mod common;
+use common::db::{build, built};
+
 fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
 }
@@ -23,20 +26,7 @@ fn pristine() -> &'static Path {
     static DB: OnceLock<tempfile::TempDir> = OnceLock::new();
     DB.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        kalah()
-            .args([
-                "db",
-                "build",
-                "--pits",
-                "6",
-                "--max-seeds",
-                "12",
-                "--no-timings",
-            ])
-            .arg("--out")
-            .arg(dir.path())
-            .assert()
-            .success();
+        built(dir.path(), 6, 12, &[]);
         dir
     })
     .path()
@@ -200,21 +190,7 @@ fn db_verify_passes_only_a_whole_sound_database_and_blames_only_the_damaged_leve
 
     // Directories that solve refuses or only partly uses: all refused, saying why.
     let other = tempfile::tempdir().unwrap();
-    kalah()
-        .args([
-            "db",
-            "build",
-            "--pits",
-            "6",
-            "--max-seeds",
-            "3",
-            "--capture",
-            "none",
-        ])
-        .arg("--out")
-        .arg(other.path())
-        .assert()
-        .success();
+    built(other.path(), 6, 3, &["--capture", "none"]);
     let none3 = other
         .path()
         .join(file_name(&RulesKey::standard(6), 3).replace("-standard-", "-none-"));
@@ -278,22 +254,7 @@ fn db_verify_passes_only_a_whole_sound_database_and_blames_only_the_damaged_leve
 fn a_second_build_into_one_directory_is_refused_and_a_dead_lock_taken_over() {
     let dir = tempfile::tempdir().unwrap();
     let lock = dir.path().join(".lock");
-    let build = || {
-        kalah()
-            .args([
-                "db",
-                "build",
-                "--pits",
-                "3",
-                "--max-seeds",
-                "4",
-                "--no-timings",
-            ])
-            .arg("--out")
-            .arg(dir.path())
-            .output()
-            .unwrap()
-    };
+    let build = || build(dir.path(), 3, 4, &[]);
     // A build that runs: this test's own process holds the lock.
     fs::write(&lock, std::process::id().to_string()).unwrap();
     let out = build();
@@ -443,23 +404,7 @@ fn a_clockwise_solve_too_large_for_memory_is_refused_with_its_figures() {
 fn shard_and_damaged_level_messages_say_what_they_found() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let build = |extra: &[&str]| {
-        kalah()
-            .args([
-                "db",
-                "build",
-                "--pits",
-                "3",
-                "--max-seeds",
-                "4",
-                "--no-timings",
-            ])
-            .arg("--out")
-            .arg(d)
-            .args(extra)
-            .output()
-            .unwrap()
-    };
+    let build = |extra: &[&str]| build(d, 3, 4, extra);
     assert!(build(&[]).status.success());
     let k4 = d.join(file_name(&RulesKey::standard(3), 4));
     fs::remove_file(&k4).unwrap();

@@ -3,6 +3,8 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+
 fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
 }
@@ -242,16 +244,7 @@ fn clockwise_rules_are_solved_by_retrograde_analysis() {
 #[test]
 fn solving_with_a_database_gives_the_same_value_with_fewer_nodes() {
     let dir = tempfile::tempdir().unwrap();
-    let build = kalah()
-        .args(["db", "build", "--pits", "4", "--max-seeds", "8", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        build.status.success(),
-        "{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
+    common::db::built(dir.path(), 4, 8, &[]);
     let solve = |db: bool| {
         let mut c = kalah();
         c.args([

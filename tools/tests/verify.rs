@@ -7,6 +7,8 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+
 /// Published cases that solve in milliseconds.
 const SMALL: &str = "4x1-empty,4x2-empty,4x3-empty,5x2-empty,5x3-empty,6x2-empty";
 
@@ -118,20 +120,7 @@ fn a_database_directory_serves_the_cases_of_its_rules() {
     // finds no files of its rules there and is searched as usual.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    kalah(&[
-        "db",
-        "build",
-        "--pits",
-        "4",
-        "--capture",
-        "empty",
-        "--max-seeds",
-        "10",
-        "--out",
-        d,
-        "--no-timings",
-    ])
-    .success();
+    common::db::built(dir.path(), 4, 10, &["--capture", "empty"]);
     let a = kalah(&[
         "verify",
         "--quiet",
