@@ -93,12 +93,9 @@ fn truncated_wrong_version_and_wrong_rules_files_are_named() {
     let mut v = bytes.clone();
     v[13] = 2; // capture = none
     fs::write(&path, &v).unwrap();
-    let out = kalah()
-        .args(["db", "build", "--pits", "3", "--max-seeds", "4", "--out"])
-        .arg(dir.path())
-        .assert()
-        .failure();
-    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let out = common::db::build(dir.path(), 3, 4, &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         err.contains("database is for rules") && err.contains("capture=none"),
         "{err}"

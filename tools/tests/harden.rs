@@ -60,6 +60,15 @@ fn set_entry(dir: &Path, cells: &[u8; 12], byte: u8) -> PathBuf {
 
 const CELLS12: [u8; 12] = [2, 1, 0, 1, 0, 1, 1, 0, 2, 1, 0, 3];
 
+/// A named pipe at `p`.
+fn fifo(p: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -126,13 +135,6 @@ fn named_pipes_are_refused_not_read() {
     let dir = copy();
     let path = level(dir.path(), 12);
     fs::remove_file(&path).unwrap();
-    let fifo = |p: &Path| {
-        let ok = std::process::Command::new("mkfifo")
-            .arg(p)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    };
     fifo(&path);
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let shards = tempfile::tempdir().unwrap();
@@ -500,14 +502,10 @@ fn a_db_or_data_path_that_is_missing_or_a_file_gets_its_own_message() {
     refused(&["verify", "--quick", "--db", m], "no such directory");
     refused(&["verify", "--quick", "--data", m], "cannot read it");
     // Files that would block the read or never end.
-    let fifo = tmp.path().join("fifo");
-    let ok = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    let pipe = tmp.path().join("fifo");
+    fifo(&pipe);
     refused(
-        &["verify", "--quick", "--data", fifo.to_str().unwrap()],
+        &["verify", "--quick", "--data", pipe.to_str().unwrap()],
         "a named pipe, not a regular file",
     );
     refused(
@@ -695,11 +693,7 @@ fn a_named_pipe_in_a_proof_directory_is_refused_not_read() {
         .success();
     let fifo = |p: &Path| {
         fs::remove_file(p).unwrap();
-        let ok = std::process::Command::new("mkfifo")
-            .arg(p)
-            .status()
-            .unwrap();
-        assert!(ok.success());
+        fifo(p);
     };
     let status = |dir: &Path| {
         let out = kalah()
