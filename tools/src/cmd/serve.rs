@@ -57,14 +57,17 @@ fn parse_seconds(s: &str) -> Result<u64, String> {
     }
 }
 
-/// The most memory the server's searches may hold at once: each of `--max-searches` a
-/// transposition table of `--tt-mb` and an endgame table or retrograde analysis of
-/// `--endgame-mb`. Refused with the figures, before the server starts, when it is more
-/// than the memory available (MemAvailable in /proc/meminfo): a request must not be what
-/// wakes the out-of-memory killer.
+/// The most memory the server's searches may hold at once: a transposition table of
+/// `--tt-mb` for each of `--max-searches`, and an endgame table or retrograde analysis of
+/// `--endgame-mb` for each of them and the latest rule set's kept table. Refused with the
+/// figures, before the server starts, when it is more than the memory available
+/// (MemAvailable in /proc/meminfo): a request must not be what wakes the out-of-memory
+/// killer.
 fn check_memory(a: &ServeArgs) -> Result<(), CliError> {
-    let each = (a.tt_mb as u64).saturating_add(a.endgame_mb);
-    let need = each.saturating_mul(a.max_searches as u64);
+    let searches = a.max_searches as u64;
+    let need = (a.tt_mb as u64)
+        .saturating_mul(searches)
+        .saturating_add(a.endgame_mb.saturating_mul(searches + 1));
     match crate::cmd::db::mem_available() {
         Some(avail) if need > avail >> 20 => Err(CliError::BadOption(format!(
             "--max-searches {} of --tt-mb {} and --endgame-mb {} may hold {need} MiB at              once, more than the {} MiB of memory available (MemAvailable in              /proc/meminfo); give smaller tables or fewer searches",
