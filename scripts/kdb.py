@@ -160,34 +160,17 @@ _SCRAMBLE_KEY = struct.unpack_from("<8Q", SECRET, SECRET_LEN - 64)
 
 
 def _accumulate(acc, lanes, base, key):
-    """One stripe: lanes[base .. base + 8] (input words) against the 8 secret words key."""
-    a0, a1, a2, a3, a4, a5, a6, a7 = acc
-    l0, l1, l2, l3, l4, l5, l6, l7 = lanes[base : base + 8]
-    v = l0 ^ key[0]
-    a0 += (v & 0xFFFFFFFF) * (v >> 32)
-    a1 += l0
-    v = l1 ^ key[1]
-    a1 += (v & 0xFFFFFFFF) * (v >> 32)
-    a0 += l1
-    v = l2 ^ key[2]
-    a2 += (v & 0xFFFFFFFF) * (v >> 32)
-    a3 += l2
-    v = l3 ^ key[3]
-    a3 += (v & 0xFFFFFFFF) * (v >> 32)
-    a2 += l3
-    v = l4 ^ key[4]
-    a4 += (v & 0xFFFFFFFF) * (v >> 32)
-    a5 += l4
-    v = l5 ^ key[5]
-    a5 += (v & 0xFFFFFFFF) * (v >> 32)
-    a4 += l5
-    v = l6 ^ key[6]
-    a6 += (v & 0xFFFFFFFF) * (v >> 32)
-    a7 += l6
-    v = l7 ^ key[7]
-    a7 += (v & 0xFFFFFFFF) * (v >> 32)
-    a6 += l7
-    acc[:] = [a0 & MASK, a1 & MASK, a2 & MASK, a3 & MASK, a4 & MASK, a5 & MASK, a6 & MASK, a7 & MASK]
+    """One stripe: lanes[base .. base + 8] (input words) against the 8 secret words key.
+
+    Lane i adds the product of the halves of (word i xor key i) to accumulator i, and the
+    word itself to accumulator i xor 1."""
+    for i in range(8):
+        word = lanes[base + i]
+        v = word ^ key[i]
+        acc[i] += (v & 0xFFFFFFFF) * (v >> 32)
+        acc[i ^ 1] += word
+    for i in range(8):
+        acc[i] &= MASK
 
 
 def _scramble(acc):

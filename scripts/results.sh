@@ -23,6 +23,7 @@
 #   --only PART      regenerate one file group only
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/tables-common.sh
 max=2400
 tt=2048
 threads=2
@@ -32,27 +33,20 @@ reuse_flag=""
 boards=""
 only=all
 while [ $# -gt 0 ]; do
+  solve_option "$@"
+  if [ "$used" -gt 0 ]; then shift "$used"; continue; fi
   case "$1" in
-    --max-seconds) max=$2; shift 2 ;;
-    --tt-mb) tt=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --nice) nice=$2; shift 2 ;;
     --reuse) reuse=1; reuse_flag=" --reuse"; shift ;;
     --boards) boards=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-cargo build --release -p tools >&2
-K=./target/release/kalah
+tables_setup
 mkdir -p results
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-commit=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- solver tools || commit="$commit (+ uncommitted changes)"
-mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 machine="$(nproc) threads ($cpu), $mem memory; every solve single-threaded"
 [ "$only" = values ] && machine="$(nproc) threads ($cpu), $mem memory"
 
@@ -68,14 +62,9 @@ run() {
   echo "$status $(tail -1 "$out.t")" >"$out.time"
 }
 
-# json_field KEY < json: a number or string field of a one-line JSON object.
-json_field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2 | tr -d '"'; }
-
 published() { # pits seeds capture -> published value or empty (default end rule only)
   awk -v m="$1" -v n="$2" -v c="$3" '!/^#/ && NF == 5 && $1 == m && $2 == n && $3 == c {v=$4; sub(/^\+/, "", v); print v}' tools/data/published.txt
 }
-
-signed() { if [ "$1" -gt 0 ]; then echo "+$1"; else echo "$1"; fi; }
 
 # The command of one values case, without the program name: the exact arguments that
 # results/raw/values/<case>.cmd records for a stored run.

@@ -20,6 +20,7 @@
 #            (or was stopped at a limit at least --max-seconds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/tables-common.sh
 max=600
 tt=1024
 threads=2
@@ -31,25 +32,18 @@ boards="1x1 1x2 1x3 1x4 1x5 1x6 2x1 2x2 2x3 2x4 2x5 2x6 3x1 3x2 3x3 3x4 3x5 3x6 
 cw_boards="1x1 1x2 1x3 1x4 1x5 1x6 2x1 2x2 2x3 2x4 2x5 2x6 3x1 3x2 3x3 3x4 3x5 3x6 4x1 4x2 4x3 4x4 5x1 5x2 6x1"
 user_boards=""
 while [ $# -gt 0 ]; do
+  solve_option "$@"
+  if [ "$used" -gt 0 ]; then shift "$used"; continue; fi
   case "$1" in
-    --max-seconds) max=$2; shift 2 ;;
-    --tt-mb) tt=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
-    --nice) nice=$2; shift 2 ;;
     --reuse) reuse=1; shift ;;
     --switches) switches=$2; shift 2 ;;
     --boards) user_boards=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-cargo build --release -p tools >&2
-K=./target/release/kalah
+tables_setup
 raw=results/raw/variants
 mkdir -p "$raw"
-commit=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- solver tools || commit="$commit (+ uncommitted changes)"
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
-mem=$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)
 
 flags() { # switch -> the kalah options
   case "$1" in
@@ -70,8 +64,6 @@ title() {
     cw) echo "Clockwise sowing (\`--direction cw\`)" ;;
   esac
 }
-json_field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2 | tr -d '"'; }
-signed() { if [ "$1" -gt 0 ]; then echo "+$1"; else echo "$1"; fi; }
 
 csv=results/variant-tables.csv
 echo "switch,pits,seeds,value,status,seconds,wall_seconds,peak_mib" >"$csv"

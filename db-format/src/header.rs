@@ -62,13 +62,44 @@ pub(crate) const CONFIG: Configuration<LittleEndian, Fixint, NoLimit> = bincode:
     .with_fixed_int_encoding()
     .with_little_endian();
 
+/// The first 20 bytes of a level file's header and of a shard's (see [`crate::shard`],
+/// whose bytes 12..20 are its level's): what the file is, and the level it holds.
+#[derive(bincode::Encode, bincode::Decode)]
+pub(crate) struct Lead {
+    pub(crate) magic: [u8; 8],
+    pub(crate) version: u32,
+    pub(crate) rules: RulesKey,
+    pub(crate) seeds: u8,
+}
+
+impl Lead {
+    /// [`DbError::UnsupportedVersion`] unless the version is `expected`.
+    pub(crate) fn check_version(&self, expected: u32, path: &Path) -> Result<(), DbError> {
+        if self.version != expected {
+            return Err(DbError::UnsupportedVersion {
+                path: path.to_path_buf(),
+                found: self.version,
+                expected,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `wire` (a header's `Wire` struct) in its `N` bytes: each `Wire`'s fields add up to
+/// exactly its header's length (a const assert and a unit test beside it).
+pub(crate) fn encode_wire<const N: usize>(wire: impl bincode::Encode) -> [u8; N] {
+    let mut out = [0u8; N];
+    let written = bincode::encode_into_slice(wire, &mut out, CONFIG)
+        .expect("a Wire encodes to exactly its header's length (const assert + unit test)");
+    debug_assert_eq!(written, N);
+    out
+}
+
 /// The header as it lies on disk, field for field (see the table above).
 #[derive(bincode::Encode, bincode::Decode)]
 struct Wire {
-    magic: [u8; 8],
-    version: u32,
-    rules: RulesKey,
-    seeds: u8,
+    lead: Lead,
     entry_width: u8,
     entry_encoding: u8,
     reserved0: [u8; 2],
@@ -133,23 +164,20 @@ impl Header {
 
     /// The 64 bytes of this header.
     pub fn encode(&self) -> [u8; HEADER_LEN] {
-        let wire = Wire {
-            magic: MAGIC,
-            version: self.version,
-            rules: self.rules,
-            seeds: self.seeds,
+        encode_wire(Wire {
+            lead: Lead {
+                magic: MAGIC,
+                version: self.version,
+                rules: self.rules,
+                seeds: self.seeds,
+            },
             entry_width: self.entry_width,
             entry_encoding: self.entry_encoding,
             reserved0: [0; 2],
             entry_count: self.entry_count,
             checksum: self.checksum,
             reserved: [0; RESERVED_TAIL],
-        };
-        let mut out = [0u8; HEADER_LEN];
-        let written = bincode::encode_into_slice(wire, &mut out, CONFIG)
-            .expect("Wire encodes to exactly HEADER_LEN bytes (const assert + unit test)");
-        debug_assert_eq!(written, HEADER_LEN);
-        out
+        })
     }
 
     /// Decodes and validates a header from the first bytes of a file; errors
@@ -187,20 +215,20 @@ impl Header {
         };
         let (wire, _): (Wire, usize) = bincode::decode_from_slice(bytes, CONFIG)
             .map_err(|e| corrupted(format!("header does not decode: {e}")))?;
-        if wire.version != FORMAT_VERSION {
-            return Err(DbError::UnsupportedVersion {
-                path: path.to_path_buf(),
-                found: wire.version,
-                expected: FORMAT_VERSION,
-            });
-        }
-        wire.rules
+        wire.lead.check_version(FORMAT_VERSION, path)?;
+        let Lead {
+            version,
+            rules,
+            seeds: seeds_u8,
+            ..
+        } = wire.lead;
+        rules
             .validate()
             .map_err(|e| corrupted(format!("header rules: {e}")))?;
-        if u32::from(wire.seeds) > MAX_LEVEL_SEEDS {
+        if u32::from(seeds_u8) > MAX_LEVEL_SEEDS {
             return Err(corrupted(format!(
                 "seeds {} above the maximum {MAX_LEVEL_SEEDS}",
-                wire.seeds
+                seeds_u8
             )));
         }
         if wire.entry_width != ENTRY_WIDTH {
@@ -218,8 +246,8 @@ impl Header {
         if wire.reserved0 != [0; 2] || wire.reserved != [0; RESERVED_TAIL] {
             return Err(corrupted("reserved header bytes are not zero".to_string()));
         }
-        let cells = wire.rules.cells();
-        let seeds = u32::from(wire.seeds);
+        let cells = rules.cells();
+        let seeds = u32::from(seeds_u8);
         match checked_level_size(cells, seeds) {
             Some(n) if n == wire.entry_count => {}
             Some(n) => {
@@ -235,9 +263,9 @@ impl Header {
             }
         }
         Ok(Header {
-            version: wire.version,
-            rules: wire.rules,
-            seeds: wire.seeds,
+            version,
+            rules,
+            seeds: seeds_u8,
             entry_width: wire.entry_width,
             entry_encoding: wire.entry_encoding,
             entry_count: wire.entry_count,
@@ -266,10 +294,12 @@ mod tests {
     #[test]
     fn encoded_length_is_64() {
         let wire = Wire {
-            magic: MAGIC,
-            version: 0,
-            rules: RulesKey::standard(1),
-            seeds: 0,
+            lead: Lead {
+                magic: MAGIC,
+                version: 0,
+                rules: RulesKey::standard(1),
+                seeds: 0,
+            },
             entry_width: 0,
             entry_encoding: 0,
             reserved0: [0; 2],

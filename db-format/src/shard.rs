@@ -31,7 +31,8 @@
 //! side by side ([`Blocks`]): it holds no level in memory.
 //!
 //! The header is encoded as the level file's is ([`crate::header`]): a bincode `Wire`
-//! struct, every field at a fixed offset, little-endian.
+//! struct, every field at a fixed offset, little-endian, whose first 20 bytes (magic,
+//! version, the level's rules and seeds) are the same struct as the level header's.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -43,7 +44,7 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::checksum::checksum_values;
 use crate::error::DbError;
 use crate::file::{file_name, LevelFile, LevelWriter};
-use crate::header::{Header, CONFIG};
+use crate::header::{encode_wire, Header, Lead, CONFIG};
 use crate::index::{checked_level_size, next_in_rank_order};
 use crate::rules::RulesKey;
 
@@ -225,10 +226,7 @@ impl Iterator for Blocks {
 /// A shard's header as it lies on disk, field for field (see the table above).
 #[derive(bincode::Encode, bincode::Decode)]
 struct Wire {
-    magic: [u8; 8],
-    version: u32,
-    rules: RulesKey,
-    seeds: u8,
+    lead: Lead,
     index: u32,
     count: u32,
     reserved0: u32,
@@ -262,11 +260,13 @@ pub struct ShardHeader {
 impl ShardHeader {
     /// The 64 bytes of this header.
     pub fn encode(&self) -> [u8; SHARD_HEADER_LEN] {
-        let wire = Wire {
-            magic: SHARD_MAGIC,
-            version: SHARD_VERSION,
-            rules: self.rules,
-            seeds: self.seeds,
+        encode_wire(Wire {
+            lead: Lead {
+                magic: SHARD_MAGIC,
+                version: SHARD_VERSION,
+                rules: self.rules,
+                seeds: self.seeds,
+            },
             index: self.spec.index,
             count: self.spec.count,
             reserved0: 0,
@@ -274,12 +274,7 @@ impl ShardHeader {
             entries: self.entries,
             checksum: self.checksum,
             reserved: 0,
-        };
-        let mut out = [0u8; SHARD_HEADER_LEN];
-        let written = bincode::encode_into_slice(wire, &mut out, CONFIG)
-            .expect("Wire encodes to exactly SHARD_HEADER_LEN bytes (const assert + unit test)");
-        debug_assert_eq!(written, SHARD_HEADER_LEN);
-        out
+        })
     }
 
     /// Decodes a shard's header from the first bytes of the file `path`: magic
@@ -306,13 +301,7 @@ impl ShardHeader {
         let (wire, _): (Wire, usize) =
             bincode::decode_from_slice(&bytes[..SHARD_HEADER_LEN], CONFIG)
                 .map_err(|e| corrupted(format!("shard header does not decode: {e}")))?;
-        if wire.version != SHARD_VERSION {
-            return Err(DbError::UnsupportedVersion {
-                path: path.to_path_buf(),
-                found: wire.version,
-                expected: SHARD_VERSION,
-            });
-        }
+        wire.lead.check_version(SHARD_VERSION, path)?;
         if wire.reserved0 != 0 || wire.reserved != 0 {
             return Err(corrupted(
                 "reserved shard header bytes are not zero".to_string(),
@@ -328,8 +317,8 @@ impl ShardHeader {
             ));
         }
         Ok(ShardHeader {
-            rules: wire.rules,
-            seeds: wire.seeds,
+            rules: wire.lead.rules,
+            seeds: wire.lead.seeds,
             spec,
             splits: wire.splits,
             entries: wire.entries,

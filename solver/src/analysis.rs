@@ -131,27 +131,17 @@ pub trait Oracle {
         value: i32,
         limit: usize,
     ) -> Result<Vec<(usize, Step)>, SolveError> {
-        let mut pv = Vec::new();
-        let (mut board, mut value) = (*board, value);
-        while pv.len() < limit && self.game().terminal_value(&board).is_none() {
-            let Some((pit, step, _)) = self
-                .move_values(&board)
-                .into_iter()
-                .find(|&(_, _, v)| v == value)
-            else {
-                return Err(SolveError::Contradiction {
-                    moves: pv.len(),
-                    value,
-                });
-            };
-            pv.push((pit, step));
-            if step.next == Next::Over {
-                break;
+        use std::ops::ControlFlow;
+        crate::search::walk_variation(board, value, limit, |board, value| {
+            if self.game().terminal_value(board).is_some() {
+                return ControlFlow::Break(());
             }
-            value = step.child_value(value);
-            board = step.board;
-        }
-        Ok(pv)
+            let kept = self
+                .move_values(board)
+                .into_iter()
+                .find(|&(_, _, v)| v == value);
+            ControlFlow::Continue(kept.map(|(pit, step, _)| (pit, step)))
+        })
     }
 }
 

@@ -90,8 +90,8 @@ impl CliError {
             | CliError::NoDatabase { .. }
             | CliError::BadOption(_) => 2,
             CliError::Proof(solver::proof::ProofError::Refused(_)) => 2,
+            CliError::Db(e) => e.exit_code(),
             CliError::Io(_)
-            | CliError::Db(_)
             | CliError::Solve(_)
             | CliError::Gen(_)
             | CliError::Cyclic(_)

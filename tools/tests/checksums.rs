@@ -3,6 +3,9 @@
 
 use assert_cmd::Command;
 
+mod common;
+use common::db::built;
+
 #[test]
 fn built_levels_match_the_recorded_checksums() {
     let recorded = include_str!("../../results/checksums.txt");
@@ -17,27 +20,7 @@ fn built_levels_match_the_recorded_checksums() {
     assert_eq!(expected.len(), 26, "two rule sets, levels 0..=12");
     let dir = tempfile::tempdir().unwrap();
     for capture in ["standard", "empty"] {
-        let out = Command::cargo_bin("kalah")
-            .unwrap()
-            .args([
-                "db",
-                "build",
-                "--pits",
-                "6",
-                "--max-seeds",
-                "12",
-                "--capture",
-                capture,
-            ])
-            .arg("--out")
-            .arg(dir.path().join(capture))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        built(&dir.path().join(capture), 6, 12, &["--capture", capture]);
     }
     for (name, sum) in expected {
         let capture = if name.contains("-empty-") {

@@ -9,31 +9,15 @@ fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
 }
 
-const K3: &str = "m3-standard-single-ccw-skip-either-owner-k003.kdb";
+mod common;
+use common::db::built as build;
 
-fn build(dir: &Path, pits: &str, k: &str, extra: &[&str]) -> String {
-    let out = kalah()
-        .args([
-            "db",
-            "build",
-            "--pits",
-            pits,
-            "--max-seeds",
-            k,
-            "--no-timings",
-            "--out",
-        ])
-        .arg(dir)
-        .args(extra)
-        .assert()
-        .success();
-    String::from_utf8(out.get_output().stdout.clone()).unwrap()
-}
+const K3: &str = "m3-standard-single-ccw-skip-either-owner-k003.kdb";
 
 #[test]
 fn verify_passes_then_reports_a_flipped_byte() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "6", &[]);
+    build(dir.path(), 3, 6, &[]);
     let ok = kalah()
         .args(["db", "verify"])
         .arg(dir.path())
@@ -66,7 +50,7 @@ fn verify_passes_then_reports_a_flipped_byte() {
 #[test]
 fn verify_catches_a_wrong_value_with_a_valid_checksum() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "5", &[]);
+    build(dir.path(), 3, 5, &[]);
     // Rewrite level 3 with one value changed and a fresh, matching checksum.
     let path = dir.path().join(K3);
     let f = db_format::LevelFile::open_any(&path).unwrap();
@@ -88,7 +72,7 @@ fn verify_catches_a_wrong_value_with_a_valid_checksum() {
 #[test]
 fn truncated_wrong_version_and_wrong_rules_files_are_named() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "4", &[]);
+    build(dir.path(), 3, 4, &[]);
     let path = dir.path().join(K3);
     let bytes = fs::read(&path).unwrap();
     fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
@@ -109,12 +93,9 @@ fn truncated_wrong_version_and_wrong_rules_files_are_named() {
     let mut v = bytes.clone();
     v[13] = 2; // capture = none
     fs::write(&path, &v).unwrap();
-    let out = kalah()
-        .args(["db", "build", "--pits", "3", "--max-seeds", "4", "--out"])
-        .arg(dir.path())
-        .assert()
-        .failure();
-    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let out = common::db::build(dir.path(), 3, 4, &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         err.contains("database is for rules") && err.contains("capture=none"),
         "{err}"
@@ -125,14 +106,14 @@ fn truncated_wrong_version_and_wrong_rules_files_are_named() {
 fn sharded_build_and_merge_equal_the_whole_build() {
     let whole = tempfile::tempdir().unwrap();
     let sharded = tempfile::tempdir().unwrap();
-    let text = build(whole.path(), "4", "9", &[]);
+    let text = build(whole.path(), 4, 9, &[]);
     assert!(
         text.contains("level   9:         11440 positions"),
         "{text}"
     );
-    build(sharded.path(), "4", "8", &[]);
+    build(sharded.path(), 4, 8, &[]);
     for i in 0..3 {
-        build(sharded.path(), "4", "9", &["--shard", &format!("{i}/3")]);
+        build(sharded.path(), 4, 9, &["--shard", &format!("{i}/3")]);
     }
     let name = "m4-standard-single-ccw-skip-either-owner-k009.kdb";
     assert!(sharded.path().join(format!("{name}.shard-2-of-3")).exists());
@@ -145,7 +126,7 @@ fn sharded_build_and_merge_equal_the_whole_build() {
     let b = fs::read(sharded.path().join(name)).unwrap();
     assert!(a == b, "merged level differs");
     // Extending the build skips the present levels.
-    let text = build(sharded.path(), "4", "10", &[]);
+    let text = build(sharded.path(), 4, 10, &[]);
     assert!(
         text.contains("level   9: present and verified, skipped"),
         "{text}"
@@ -155,7 +136,7 @@ fn sharded_build_and_merge_equal_the_whole_build() {
 #[test]
 fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "6", &[]);
+    build(dir.path(), 3, 6, &[]);
     // North to move, 2 seeds each side; B's store leads 5 to 3.
     let out = kalah()
         .args(["db", "probe", "--db"])
@@ -175,11 +156,11 @@ fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
         .arg(dir.path())
         .args(["--position", "4,4,4/0/4,4,4/0/A"])
         .assert()
-        .failure();
+        .code(2);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("covers at most 6"));
     // Clockwise rules go to the retrograde solver; --shard is refused for them.
     let cw = tempfile::tempdir().unwrap();
-    build(cw.path(), "3", "5", &["--direction", "cw"]);
+    build(cw.path(), 3, 5, &["--direction", "cw"]);
     kalah()
         .args(["db", "verify"])
         .arg(cw.path())
@@ -199,7 +180,7 @@ fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
         .args(["--shard", "0/2", "--out"])
         .arg(cw.path())
         .assert()
-        .failure();
+        .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(
         err.contains("--shard needs counter-clockwise rules"),
@@ -275,12 +256,12 @@ fn plan_lists_every_split_once() {
 #[test]
 fn shards_build_side_by_side_but_not_twice() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "3", "5", &[]);
+    build(dir.path(), 3, 5, &[]);
     let me = std::process::id().to_string();
     let name = "m3-standard-single-ccw-skip-either-owner-k006.kdb";
     fs::write(dir.path().join(".lock"), &me).unwrap();
     fs::write(dir.path().join(format!(".{name}.shard-0-of-2.lock")), &me).unwrap();
-    build(dir.path(), "3", "6", &["--shard", "1/2"]);
+    build(dir.path(), 3, 6, &["--shard", "1/2"]);
     assert!(dir.path().join(format!("{name}.shard-1-of-2")).exists());
     let out = kalah()
         .args([
@@ -296,7 +277,7 @@ fn shards_build_side_by_side_but_not_twice() {
         .arg("--out")
         .arg(dir.path())
         .assert()
-        .failure();
+        .code(2);
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(
         err.contains("another build holds") && err.contains("shard-0-of-2.lock"),

@@ -10,6 +10,9 @@ use std::sync::OnceLock;
 use assert_cmd::Command;
 use db_format::{file_name, Ranker, RulesKey, HEADER_LEN};
 
+mod common;
+use common::db::{build, built};
+
 fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
 }
@@ -23,20 +26,7 @@ fn pristine() -> &'static Path {
     static DB: OnceLock<tempfile::TempDir> = OnceLock::new();
     DB.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        kalah()
-            .args([
-                "db",
-                "build",
-                "--pits",
-                "6",
-                "--max-seeds",
-                "12",
-                "--no-timings",
-            ])
-            .arg("--out")
-            .arg(dir.path())
-            .assert()
-            .success();
+        built(dir.path(), 6, 12, &[]);
         dir
     })
     .path()
@@ -69,6 +59,15 @@ fn set_entry(dir: &Path, cells: &[u8; 12], byte: u8) -> PathBuf {
 }
 
 const CELLS12: [u8; 12] = [2, 1, 0, 1, 0, 1, 1, 0, 2, 1, 0, 3];
+
+/// A named pipe at `p`.
+fn fifo(p: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -136,13 +135,6 @@ fn named_pipes_are_refused_not_read() {
     let dir = copy();
     let path = level(dir.path(), 12);
     fs::remove_file(&path).unwrap();
-    let fifo = |p: &Path| {
-        let ok = std::process::Command::new("mkfifo")
-            .arg(p)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    };
     fifo(&path);
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let shards = tempfile::tempdir().unwrap();
@@ -200,21 +192,7 @@ fn db_verify_passes_only_a_whole_sound_database_and_blames_only_the_damaged_leve
 
     // Directories that solve refuses or only partly uses: all refused, saying why.
     let other = tempfile::tempdir().unwrap();
-    kalah()
-        .args([
-            "db",
-            "build",
-            "--pits",
-            "6",
-            "--max-seeds",
-            "3",
-            "--capture",
-            "none",
-        ])
-        .arg("--out")
-        .arg(other.path())
-        .assert()
-        .success();
+    built(other.path(), 6, 3, &["--capture", "none"]);
     let none3 = other
         .path()
         .join(file_name(&RulesKey::standard(6), 3).replace("-standard-", "-none-"));
@@ -278,22 +256,7 @@ fn db_verify_passes_only_a_whole_sound_database_and_blames_only_the_damaged_leve
 fn a_second_build_into_one_directory_is_refused_and_a_dead_lock_taken_over() {
     let dir = tempfile::tempdir().unwrap();
     let lock = dir.path().join(".lock");
-    let build = || {
-        kalah()
-            .args([
-                "db",
-                "build",
-                "--pits",
-                "3",
-                "--max-seeds",
-                "4",
-                "--no-timings",
-            ])
-            .arg("--out")
-            .arg(dir.path())
-            .output()
-            .unwrap()
-    };
+    let build = || build(dir.path(), 3, 4, &[]);
     // A build that runs: this test's own process holds the lock.
     fs::write(&lock, std::process::id().to_string()).unwrap();
     let out = build();
@@ -317,7 +280,11 @@ fn a_second_build_into_one_directory_is_refused_and_a_dead_lock_taken_over() {
 
 /// Runs `kalah args`, expecting it to be refused with exit status 2 and `says` in stderr.
 fn refused(args: &[&str], says: &str) {
-    let out = kalah().args(args).output().unwrap();
+    let out = kalah()
+        .args(args)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     assert!(err.contains(says), "{args:?}: {err}");
@@ -369,6 +336,7 @@ fn a_table_beyond_the_memory_available_or_of_zero_mib_is_refused() {
     for cmd in [
         vec!["solve", "--pits", "6", "--seeds", "4"],
         vec!["verify", "--cases", "6x4-standard"],
+        vec!["bench", "--quiet"],
     ] {
         refused(&[&cmd[..], &["--tt-mb", "0"]].concat(), "0 MiB");
         if Path::new("/proc/meminfo").exists() {
@@ -378,6 +346,41 @@ fn a_table_beyond_the_memory_available_or_of_zero_mib_is_refused() {
             );
         }
     }
+}
+
+#[test]
+fn a_server_whose_tables_exceed_the_memory_available_or_of_zero_mib_is_refused() {
+    refused(&["serve", "--tt-mb", "0"], "0 MiB");
+    if Path::new("/proc/meminfo").exists() {
+        for flag in ["--tt-mb", "--endgame-mb"] {
+            refused(
+                &["serve", flag, "18446744073709551615"],
+                "of memory available",
+            );
+        }
+        // Each table fits, but not four searches' worth of them.
+        let avail = mem_available_mib();
+        let third = (avail / 3).max(1).to_string();
+        refused(
+            &["serve", "--max-searches", "4", "--tt-mb", &third],
+            "of memory available",
+        );
+    }
+}
+
+/// MemAvailable in MiB.
+fn mem_available_mib() -> u64 {
+    let text = fs::read_to_string("/proc/meminfo").unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))
+        .unwrap();
+    line.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        >> 10
 }
 
 #[test]
@@ -403,23 +406,7 @@ fn a_clockwise_solve_too_large_for_memory_is_refused_with_its_figures() {
 fn shard_and_damaged_level_messages_say_what_they_found() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let build = |extra: &[&str]| {
-        kalah()
-            .args([
-                "db",
-                "build",
-                "--pits",
-                "3",
-                "--max-seeds",
-                "4",
-                "--no-timings",
-            ])
-            .arg("--out")
-            .arg(d)
-            .args(extra)
-            .output()
-            .unwrap()
-    };
+    let build = |extra: &[&str]| build(d, 3, 4, extra);
     assert!(build(&[]).status.success());
     let k4 = d.join(file_name(&RulesKey::standard(3), 4));
     fs::remove_file(&k4).unwrap();
@@ -471,26 +458,98 @@ fn a_db_or_data_path_that_is_missing_or_a_file_gets_its_own_message() {
     let missing = tmp.path().join("missing");
     let (f, m) = (file.to_str().unwrap(), missing.to_str().unwrap());
     let small = ["--pits", "3", "--seeds", "2"];
+    // Paths that fail the same way for root as for anyone.
+    let through = file.join("sub");
+    let dangling = tmp.path().join("dangling");
+    std::os::unix::fs::symlink(&missing, &dangling).unwrap();
+    let looped = tmp.path().join("loop");
+    std::os::unix::fs::symlink(&looped, &looped).unwrap();
+    let empty = tmp.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    let (t, d, l, e) = (
+        through.to_str().unwrap(),
+        dangling.to_str().unwrap(),
+        looped.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    );
     for (args, says) in [
         (vec!["solve", "--quiet", "--db", m], "no such directory"),
         (vec!["solve", "--quiet", "--db", f], "not a directory"),
         (vec!["db", "probe", "--db", m], "no such directory"),
         (vec!["moves", "--quiet", "--db", f], "not a directory"),
+        (
+            vec!["solve", "--quiet", "--db", t],
+            "a part of the path before the last is a file",
+        ),
+        (
+            vec!["moves", "--quiet", "--db", d],
+            "a symbolic link to a path that does not exist",
+        ),
+        (vec!["db", "probe", "--db", l], "cannot reach it"),
+        (vec!["serve", "--db", m], "no such directory"),
+        (
+            vec!["serve", "--db", t],
+            "a part of the path before the last",
+        ),
+        (vec!["solve", "--quiet", "--db", e], "k000.kdb is missing"),
+        (
+            vec!["db", "probe", "--db", e],
+            "holds no level files for rules",
+        ),
     ] {
         refused(&[&args[..], &small[..]].concat(), says);
     }
     refused(&["verify", "--quick", "--db", m], "no such directory");
     refused(&["verify", "--quick", "--data", m], "cannot read it");
-    let out = kalah()
-        .args(["db", "build", "--pits", "3", "--max-seeds", "2", "--out", f])
-        .output()
-        .unwrap();
-    assert!(
-        text(&out.stderr).contains("not a directory"),
-        "{}",
-        text(&out.stderr)
+    // Files that would block the read or never end.
+    let pipe = tmp.path().join("fifo");
+    fifo(&pipe);
+    refused(
+        &["verify", "--quick", "--data", pipe.to_str().unwrap()],
+        "a named pipe, not a regular file",
     );
-    assert!(!out.status.success());
+    refused(
+        &["verify", "--quick", "--data", "/dev/null"],
+        "a device, not a regular file",
+    );
+    // A data file with no case (or none quick) compares nothing: not a pass.
+    let none = tmp.path().join("none.txt");
+    fs::write(&none, "# no cases\n").unwrap();
+    refused(
+        &["verify", "--quick", "--data", none.to_str().unwrap()],
+        "no case to verify",
+    );
+    refused(
+        &["db", "build", "--pits", "3", "--max-seeds", "2", "--out", f],
+        "not a directory",
+    );
+}
+
+#[test]
+fn an_unreadable_db_directory_is_named_as_such() {
+    let tmp = tempfile::tempdir().unwrap();
+    let locked = tmp.path().join("locked");
+    fs::create_dir(&locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    if fs::read_dir(&locked).is_ok() {
+        // Root (or CAP_DAC_READ_SEARCH) reads a mode-000 directory anyway: there is no
+        // unreadable directory to test with. The paths that fail for root too are in
+        // a_db_or_data_path_that_is_missing_or_a_file_gets_its_own_message.
+        eprintln!("skipped: this process reads a mode-000 directory (it runs as root)");
+        return;
+    }
+    let l = locked.to_str().unwrap();
+    for cmd in [
+        vec!["solve", "--quiet", "--pits", "3", "--seeds", "2"],
+        vec!["db", "probe", "--pits", "3", "--seeds", "2"],
+    ] {
+        refused(
+            &[&cmd[..], &["--db", l]].concat(),
+            "cannot read the directory",
+        );
+    }
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o700)).unwrap();
 }
 
 #[test]
@@ -545,8 +604,8 @@ fn options_a_command_would_ignore_are_refused() {
         "does not use the pie rule",
     );
     let tmp = tempfile::tempdir().unwrap();
-    let out = kalah()
-        .args([
+    refused(
+        &[
             "db",
             "build",
             "--pie",
@@ -555,12 +614,11 @@ fn options_a_command_would_ignore_are_refused() {
             "--max-seeds",
             "2",
             "--out",
-        ])
-        .arg(tmp.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("does not use the pie rule"));
+            tmp.path().to_str().unwrap(),
+        ],
+        "does not use the pie rule",
+    );
+    assert!(!tmp.path().join(".lock").exists());
     refused(
         &[
             "solve",
@@ -591,4 +649,99 @@ fn options_a_command_would_ignore_are_refused() {
         ])
         .assert()
         .success();
+}
+
+#[test]
+fn prove_options_that_would_check_nothing_or_overflow_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let proof = tmp.path().join("p");
+    let p = proof.to_str().unwrap();
+    let small = ["--pits", "3", "--seeds", "2", "--quiet"];
+    // A --db that cannot be used: refused before the proof directory is made.
+    refused(
+        &[&["prove", p, "--db", "/nonexistent"][..], &small[..]].concat(),
+        "no such directory",
+    );
+    assert!(!proof.exists());
+    // A lease whose expiry (the clock plus the lease) would wrap around.
+    refused(
+        &[
+            &["prove", p, "--lease", "18446744073709551615"][..],
+            &small[..],
+        ]
+        .concat(),
+        "--lease",
+    );
+    assert!(!proof.exists());
+    kalah().args(["prove", p]).args(small).assert().success();
+    // A check that re-solves no unit.
+    refused(&["prove", p, "--check", "--sample", "0"], "--sample");
+    kalah()
+        .args(["prove", p, "--check", "--sample", "1", "--quiet"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_named_pipe_in_a_proof_directory_is_refused_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let proof = tmp.path().join("p");
+    kalah()
+        .args(["prove", "--quiet", "--pits", "3", "--seeds", "2"])
+        .arg(&proof)
+        .assert()
+        .success();
+    let fifo = |p: &Path| {
+        fs::remove_file(p).unwrap();
+        fifo(p);
+    };
+    let status = |dir: &Path| {
+        let out = kalah()
+            .arg("prove")
+            .arg(dir)
+            .arg("--status")
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        text(&out.stderr)
+    };
+    // A results file.
+    let results = fs::read_dir(proof.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "kpr"))
+        .unwrap();
+    fifo(&results);
+    let err = status(&proof);
+    assert!(err.contains("a named pipe"), "{err}");
+    // The manifest.
+    fifo(&proof.join("proof.txt"));
+    let err = status(&proof);
+    assert!(
+        err.contains("a named pipe") && err.contains("proof.txt"),
+        "{err}"
+    );
+}
+
+#[test]
+fn db_build_beyond_the_largest_level_is_refused_before_anything_is_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("db");
+    for k in ["128", "4294967295"] {
+        refused(
+            &[
+                "db",
+                "build",
+                "--pits",
+                "3",
+                "--max-seeds",
+                k,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            "more than the supported maximum 127",
+        );
+        assert!(!out.exists(), "--max-seeds {k}");
+    }
 }

@@ -10,6 +10,8 @@ use std::process::Command as Process;
 
 use assert_cmd::Command;
 
+mod common;
+
 fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
 }
@@ -44,14 +46,7 @@ fn kdb(args: &[&str]) -> (i32, String, String) {
 }
 
 fn build(dir: &Path, pits: u32, k: u32, rules: &[&str]) {
-    kalah()
-        .args(["db", "build", "--no-timings", "--threads", "1"])
-        .args(["--pits", &pits.to_string(), "--max-seeds", &k.to_string()])
-        .arg("--out")
-        .arg(dir)
-        .args(rules)
-        .assert()
-        .success();
+    common::db::built(dir, pits, k, &[&["--threads", "1"], rules].concat());
 }
 
 /// The `value:` and `margin:` figures of a probe report, in order.

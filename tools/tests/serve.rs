@@ -144,21 +144,7 @@ fn a_finished_game_has_its_final_margin_and_no_moves() {
 fn positions_inside_the_database_are_read_from_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
-    Command::cargo_bin("kalah")
-        .unwrap()
-        .args([
-            "db",
-            "build",
-            "--pits",
-            "3",
-            "--max-seeds",
-            "8",
-            "--out",
-            out,
-            "--no-timings",
-        ])
-        .assert()
-        .success();
+    common::db::built(dir.path(), 3, 8, &[]);
     let server = Server::start(&["--db", out, "--pits", "3"]);
     let pos = "2,0,1/0/0,3,1/1/A";
     let (status, v) = server.get(&format!("/api/moves?position={}", enc(pos)));

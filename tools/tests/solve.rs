@@ -3,6 +3,8 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+
 fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
 }
@@ -93,52 +95,37 @@ fn solve_prints_a_readable_report_and_progress() {
 #[test]
 fn margins_do_not_change_sign_with_the_side_to_move() {
     // The same pits with North to move: mirrored rows and stores, opposite margin.
-    let south = kalah()
-        .args([
-            "solve",
-            "--position",
-            "2,0,3/5/1,1,0/4/A",
-            "--json",
-            "--quiet",
-            "--tt-mb",
-            "8",
-        ])
-        .output()
-        .unwrap();
-    let north = kalah()
-        .args([
-            "solve",
-            "--position",
-            "1,1,0/4/2,0,3/5/B",
-            "--json",
-            "--quiet",
-            "--tt-mb",
-            "8",
-        ])
-        .output()
-        .unwrap();
-    let s = json_lines(&south.stdout)[0]["value"].as_i64().unwrap();
-    let n = json_lines(&north.stdout)[0]["value"].as_i64().unwrap();
+    let value = |pos: &str| {
+        let out = kalah()
+            .args([
+                "solve",
+                "--position",
+                pos,
+                "--json",
+                "--quiet",
+                "--tt-mb",
+                "8",
+            ])
+            .output()
+            .unwrap();
+        json_lines(&out.stdout)[0]["value"].as_i64().unwrap()
+    };
+    let s = value("2,0,3/5/1,1,0/4/A");
+    let n = value("1,1,0/4/2,0,3/5/B");
     assert_eq!(s, -n);
 }
 
 #[test]
 fn moves_lists_every_legal_move_best_first() {
-    let out = kalah()
-        .args([
-            "moves",
-            "--pits",
-            "4",
-            "--seeds",
-            "3",
-            "--capture",
-            "empty",
-            "--json",
-            "--quiet",
-        ])
-        .args(["--tt-mb", "16", "--threads", "1"])
-        .output()
-        .unwrap();
+    let moves = |threads: &[&str]| {
+        kalah()
+            .args(["moves", "--pits", "4", "--seeds", "3", "--capture", "empty"])
+            .args(["--json", "--quiet", "--tt-mb", "16"])
+            .args(threads)
+            .output()
+            .unwrap()
+    };
+    let out = moves(&["--threads", "1"]);
     assert!(out.status.success());
     let lines = json_lines(&out.stdout);
     assert_eq!(lines.len(), 4);
@@ -146,21 +133,7 @@ fn moves_lists_every_legal_move_best_first() {
     let values: Vec<i64> = lines.iter().map(|l| l["value"].as_i64().unwrap()).collect();
     assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
     // Two threads, splitting at every node of 4 seeds or more, give the same values.
-    let par = kalah()
-        .args([
-            "moves",
-            "--pits",
-            "4",
-            "--seeds",
-            "3",
-            "--capture",
-            "empty",
-            "--json",
-            "--quiet",
-        ])
-        .args(["--tt-mb", "16", "--threads", "2", "--split-seeds", "4"])
-        .output()
-        .unwrap();
+    let par = moves(&["--threads", "2", "--split-seeds", "4"]);
     assert_eq!(json_lines(&par.stdout), lines);
 }
 
@@ -242,16 +215,7 @@ fn clockwise_rules_are_solved_by_retrograde_analysis() {
 #[test]
 fn solving_with_a_database_gives_the_same_value_with_fewer_nodes() {
     let dir = tempfile::tempdir().unwrap();
-    let build = kalah()
-        .args(["db", "build", "--pits", "4", "--max-seeds", "8", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        build.status.success(),
-        "{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
+    common::db::built(dir.path(), 4, 8, &[]);
     let solve = |db: bool| {
         let mut c = kalah();
         c.args([

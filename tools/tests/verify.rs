@@ -7,6 +7,8 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+
 /// Published cases that solve in milliseconds.
 const SMALL: &str = "4x1-empty,4x2-empty,4x3-empty,5x2-empty,5x3-empty,6x2-empty";
 
@@ -26,6 +28,19 @@ fn json_objects(a: &assert_cmd::assert::Assert) -> Vec<Value> {
         .collect()
 }
 
+/// `kalah verify --quiet --json --tt-mb 16 ARGS --cases 4x3-empty,6x2-empty`, which must
+/// succeed: its objects.
+fn two_cases_json(args: &[&str]) -> Vec<Value> {
+    let a = Command::cargo_bin("kalah")
+        .unwrap()
+        .args(["verify", "--quiet", "--json", "--tt-mb", "16"])
+        .args(args)
+        .args(["--cases", "4x3-empty,6x2-empty"])
+        .assert()
+        .success();
+    json_objects(&a)
+}
+
 #[test]
 fn small_published_cases_agree() {
     let a = kalah(&["verify", "--quiet", "--tt-mb", "16", "--cases", SMALL]).success();
@@ -40,17 +55,7 @@ fn small_published_cases_agree() {
 
 #[test]
 fn json_prints_one_object_per_case() {
-    let a = kalah(&[
-        "verify",
-        "--quiet",
-        "--json",
-        "--tt-mb",
-        "16",
-        "--cases",
-        "4x3-empty,6x2-empty",
-    ])
-    .success();
-    let objs = json_objects(&a);
+    let objs = two_cases_json(&[]);
     assert_eq!(objs.len(), 2);
     assert_eq!(objs[0]["case"], "4x3-empty");
     assert_eq!(objs[0]["published"], 8);
@@ -118,35 +123,8 @@ fn a_database_directory_serves_the_cases_of_its_rules() {
     // finds no files of its rules there and is searched as usual.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    kalah(&[
-        "db",
-        "build",
-        "--pits",
-        "4",
-        "--capture",
-        "empty",
-        "--max-seeds",
-        "10",
-        "--out",
-        d,
-        "--no-timings",
-    ])
-    .success();
-    let a = kalah(&[
-        "verify",
-        "--quiet",
-        "--json",
-        "--tt-mb",
-        "16",
-        "--endgame",
-        "none",
-        "--db",
-        d,
-        "--cases",
-        "4x3-empty,6x2-empty",
-    ])
-    .success();
-    let objs = json_objects(&a);
+    common::db::built(dir.path(), 4, 10, &["--capture", "empty"]);
+    let objs = two_cases_json(&["--endgame", "none", "--db", d]);
     assert_eq!(objs.len(), 2);
     for o in &objs {
         assert_eq!(o["agrees"], true, "{o}");

@@ -88,7 +88,8 @@ impl Claims {
     /// is older than a lease.
     pub fn read(&self, unit: &str) -> Option<ClaimInfo> {
         let path = self.path(unit);
-        let text = fs::read_to_string(&path).ok()?;
+        let bytes = super::journal::read_regular(&path).ok()?;
+        let text = String::from_utf8_lossy(&bytes);
         ClaimInfo::parse(&text).or_else(|| {
             let age = fs::metadata(&path)
                 .and_then(|m| m.modified())

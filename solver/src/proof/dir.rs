@@ -271,10 +271,12 @@ impl Proof {
     /// Open the proof in `dir`.
     pub fn open(dir: &Path) -> Result<Proof, ProofError> {
         let man = dir.join(MANIFEST);
-        let text = std::fs::read_to_string(&man).map_err(|e| ProofError::Manifest {
-            path: dir.to_path_buf(),
-            reason: format!("cannot read {MANIFEST}: {e}"),
-        })?;
+        let text = journal::read_regular(&man)
+            .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
+            .map_err(|e| ProofError::Manifest {
+                path: dir.to_path_buf(),
+                reason: format!("cannot read {MANIFEST}: {e}"),
+            })?;
         let manifest = Manifest::parse(&text).map_err(|reason| ProofError::Manifest {
             path: man.clone(),
             reason,

@@ -152,8 +152,6 @@ pub enum JournalError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{}: not a regular file; a results file was expected", path.display())]
-    NotRegular { path: PathBuf },
     #[error(
         "{}: record {index} (byte {offset}) is corrupt: {reason}; {after} more bytes follow it, \
          so this is not a torn final write. The file was damaged after it was written: \
@@ -185,17 +183,10 @@ pub fn read(
     path: &Path,
     check: impl Fn(&Record) -> Result<(), String>,
 ) -> Result<ReadOut, JournalError> {
-    let io = |source| JournalError::Io {
+    let bytes = read_regular(path).map_err(|source| JournalError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    // A named pipe or a device would block the read, or never end it.
-    if !std::fs::metadata(path).map_err(io)?.is_file() {
-        return Err(JournalError::NotRegular {
-            path: path.to_path_buf(),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io)?;
+    })?;
     let mut out = ReadOut::default();
     let whole = bytes.len() / RECORD_BYTES;
     for i in 0..whole {
@@ -272,6 +263,34 @@ impl Journal {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The bytes of `path` if it is a regular file (links followed). Anything else is an
+/// error of kind `InvalidInput` saying what it is, found before the file is opened:
+/// opening a named pipe blocks until a writer comes, so a pipe under a proof's file
+/// name would hang every worker and `--status`.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let kind = std::fs::metadata(path)?.file_type();
+    if !kind.is_file() {
+        #[cfg(unix)]
+        let what = {
+            use std::os::unix::fs::FileTypeExt;
+            if kind.is_fifo() {
+                "a named pipe"
+            } else if kind.is_dir() {
+                "a directory"
+            } else {
+                "not a regular file"
+            }
+        };
+        #[cfg(not(unix))]
+        let what = "not a regular file";
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{what}, where a proof's file was expected"),
+        ));
+    }
+    std::fs::read(path)
 }
 
 /// Sync a directory's entries (a new file's name) to the disk.

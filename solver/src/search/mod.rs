@@ -48,6 +48,7 @@ pub mod endgame;
 mod order;
 mod split;
 pub mod tt;
+mod variation;
 
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
@@ -59,6 +60,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tt::{Table, EXACT, NO_MOVE};
+pub(crate) use variation::walk_variation;
 
 /// The largest depth-limited iteration before the exact search.
 pub const MAX_ID_DEPTH: u8 = 16;
@@ -681,17 +683,18 @@ impl<'a> Solver<'a> {
         board: &Board,
         value: i32,
     ) -> Result<Vec<(usize, Step)>, SolveError> {
-        let mut pv = Vec::new();
-        let mut board = *board;
-        let mut value = value;
-        while self.game.terminal_value(&board).is_none() {
+        use std::ops::ControlFlow;
+        let pv = walk_variation(board, value, usize::MAX, |board, value| {
+            if self.game.terminal_value(board).is_some() {
+                return ControlFlow::Break(());
+            }
             let seeds = board.seeds() as i32;
             // The table's move first: it is usually the one that proved the value.
             let tt_move = self
                 .table
-                .probe(&board, &mut self.stats)
+                .probe(board, &mut self.stats)
                 .map_or(NO_MOVE, |e| e.mv);
-            let mut steps: Vec<(usize, Step)> = self.game.steps(&board).collect();
+            let mut steps: Vec<(usize, Step)> = self.game.steps(board).collect();
             steps.sort_by_key(|&(pit, _)| pit as u8 != tt_move);
             let mut chosen = None;
             for (pit, step) in steps {
@@ -703,25 +706,12 @@ impl<'a> Solver<'a> {
                 }
             }
             if self.stopped() {
-                break;
+                return ControlFlow::Break(());
             }
-            // With exact values some move attains the board's value; none does only when a
-            // database read contradicts the others.
-            let Some((pit, step)) = chosen else {
-                return Err(SolveError::Contradiction {
-                    moves: pv.len(),
-                    value,
-                });
-            };
-            pv.push((pit, step));
-            if step.next == Next::Over {
-                break;
-            }
-            value = step.child_value(value);
-            board = step.board;
-        }
+            ControlFlow::Continue(chosen)
+        });
         self.publish();
-        Ok(pv)
+        pv
     }
 
     /// Table statistics.

@@ -178,6 +178,9 @@ pub fn emit(bar: &Option<ProgressBar>, line: &str) -> std::io::Result<()> {
 
 /// `kalah bench`.
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
+    // Each position gets a fresh table of at most --tt-mb: checked once, before the first,
+    // at the size asked.
+    crate::cmd::solve::check_table_memory(a.tt_mb, a.tt_mb as u64)?;
     let chosen: Vec<&BenchPosition> = POSITIONS
         .iter()
         .filter(|b| match &a.filter {

@@ -175,6 +175,9 @@ pub enum DbCmdError {
         /// The process id in the lock file.
         holder: String,
     },
+    /// `db build --max-seeds` beyond what a level file can hold.
+    #[error("--max-seeds: {0}")]
+    Refused(DbError),
     /// `--pie` given to `db build`, whose levels do not depend on it.
     #[error("--pie: kalah db build does not use the pie rule (it changes only the first turn, not the levels); leave it out")]
     Pie,
@@ -224,6 +227,34 @@ pub enum DbCmdError {
     Threads(String),
 }
 
+impl DbCmdError {
+    /// The process exit status, as [`CliError::exit_code`] gives it: 2 for an option or
+    /// position the command refuses before it reads or writes a level (the pie rule, more
+    /// seeds than a level holds, an `--out` that is not a directory, `--shard` with rules that can cycle, a level too
+    /// large for memory, a position the database does not hold), 1 for what it found in
+    /// the files.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            DbCmdError::Pie
+            | DbCmdError::Refused(_)
+            | DbCmdError::NotADirectory(_)
+            | DbCmdError::ShardCyclic
+            | DbCmdError::Rules(_)
+            | DbCmdError::NoMemory { .. }
+            | DbCmdError::Empty { .. }
+            | DbCmdError::NotCovered { .. } => 2,
+            DbCmdError::Db(_)
+            | DbCmdError::Retro(_)
+            | DbCmdError::Damaged { .. }
+            | DbCmdError::Locked { .. }
+            | DbCmdError::NoLevels(_)
+            | DbCmdError::VerifyFailed(..)
+            | DbCmdError::Cyclic(_)
+            | DbCmdError::Threads(_) => 1,
+        }
+    }
+}
+
 /// Runs a `kalah db` subcommand.
 pub fn run(args: &DbArgs) -> Result<(), CliError> {
     let r = match &args.command {
@@ -258,6 +289,9 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     let game = Game::new(rules);
     let key = rules.db_key();
     let cells = key.cells();
+    // Before the directory is made, and before the list of levels (4 Gi of them for
+    // --max-seeds 4294967295) is.
+    Ranker::new(cells, a.max_seeds).map_err(DbCmdError::Refused)?;
     if a.out.exists() && !a.out.is_dir() {
         return Err(DbCmdError::NotADirectory(a.out.display().to_string()));
     }

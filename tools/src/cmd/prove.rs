@@ -43,6 +43,10 @@ fn unit_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The longest `--lease`, a year in seconds: far beyond any unit's run between renewals,
+/// and far from the overflow of the clock plus the lease.
+pub const MAX_LEASE_SECS: u64 = 365 * 24 * 3600;
+
 /// Arguments of `kalah prove`.
 #[derive(Args, Debug)]
 pub struct ProveArgs {
@@ -75,15 +79,17 @@ pub struct ProveArgs {
     /// Re-derive the root from the stored results and re-solve a random sample of units
     #[arg(long)]
     pub check: bool,
-    /// --check: units to re-solve
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    /// --check: units to re-solve (at least 1: a check that re-solves none proves nothing)
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub sample: usize,
     /// --check: the seed of the sample (default: from the clock; printed)
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Seconds a claim on a unit lives unless its worker renews it (every quarter of it);
-    /// a killed worker's units are retaken after this
-    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    /// a killed worker's units are retaken after this; at most a year (31536000)
+    #[arg(long, value_name = "SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_LEASE_SECS))]
     pub lease: u64,
     /// Stop after this many units (to measure; the proof resumes where it stopped)
     #[arg(long, value_name = "N")]
@@ -104,6 +110,10 @@ pub struct ProveArgs {
 
 /// `kalah prove`.
 pub fn run(a: &ProveArgs) -> Result<(), CliError> {
+    // Before a proof directory is created for a worker that could not start.
+    if let Some(dir) = &a.search.db {
+        solve::check_db_dir(dir)?;
+    }
     let proof = if a.status || a.check || a.worker {
         open_matching(a)?
     } else {

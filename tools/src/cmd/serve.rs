@@ -33,7 +33,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "S", default_value_t = 600, value_parser = parse_seconds)]
     pub search_seconds: u64,
     /// Each search's transposition table, in MiB
-    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB)]
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
+          value_parser = crate::cmd::solve::parse_tt_mb)]
     pub tt_mb: usize,
     /// Threads of each search [default: all cores]
     #[arg(long, value_name = "N", default_value_t = crate::cmd::solve::all_cores(), value_parser = parse_threads)]
@@ -56,22 +57,41 @@ fn parse_seconds(s: &str) -> Result<u64, String> {
     }
 }
 
+/// The most memory the server's searches may hold at once: a transposition table of
+/// `--tt-mb` for each of `--max-searches`, and an endgame table or retrograde analysis of
+/// `--endgame-mb` for each of them and the latest rule set's kept table. Refused with the
+/// figures, before the server starts, when it is more than the memory available
+/// (MemAvailable in /proc/meminfo): a request must not be what wakes the out-of-memory
+/// killer.
+fn check_memory(a: &ServeArgs) -> Result<(), CliError> {
+    let searches = a.max_searches as u64;
+    let need = (a.tt_mb as u64)
+        .saturating_mul(searches)
+        .saturating_add(a.endgame_mb.saturating_mul(searches + 1));
+    match crate::cmd::db::mem_available() {
+        Some(avail) if need > avail >> 20 => Err(CliError::BadOption(format!(
+            "--max-searches {} of --tt-mb {} and --endgame-mb {} may hold {need} MiB at              once, more than the {} MiB of memory available (MemAvailable in              /proc/meminfo); give smaller tables or fewer searches",
+            a.max_searches,
+            a.tt_mb,
+            a.endgame_mb,
+            avail >> 20
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// `kalah serve`.
 pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     // The server's own rules are checked as any command's, before it starts.
     a.rules.rules()?;
     if let Some(dir) = &a.db {
-        if !dir.is_dir() {
-            return Err(CliError::BadOption(format!(
-                "--db {}: not a directory (build a database with `kalah db build`)",
-                dir.display()
-            )));
-        }
+        crate::cmd::solve::check_db_dir(dir)?;
     }
+    check_memory(a)?;
     let limits = Limits {
         max_searches: a.max_searches,
         budget: Duration::from_secs(a.search_seconds),
-        tt_mb: a.tt_mb.max(1),
+        tt_mb: a.tt_mb,
         threads: a.threads,
         endgame_boards: a.endgame_mb.saturating_mul(1 << 20),
         cache_entries: a.cache,

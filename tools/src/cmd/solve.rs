@@ -114,17 +114,22 @@ pub fn transposition_table(
 ) -> Result<Option<solver::search::tt::Table>, CliError> {
     if Method::for_rules(rules) != Method::Cyclic {
         let mb = solver::search::tt::sized_for(rules.pits(), seeds, max_mb) as u64;
-        if let Some(avail) = crate::cmd::db::mem_available() {
-            if mb << 20 > avail {
-                return Err(CliError::BadOption(format!(
-                    "--tt-mb {max_mb}: a transposition table of {mb} MiB is more than the \
-                     {} MiB of memory available (MemAvailable in /proc/meminfo)",
-                    avail >> 20
-                )));
-            }
-        }
+        check_table_memory(max_mb, mb)?;
     }
     Ok(solver::engine::transposition_table(rules, seeds, max_mb)?)
+}
+
+/// `--tt-mb max_mb` refused when its table of `mb` MiB is more than the memory available
+/// (MemAvailable in /proc/meminfo; not checked where there is none).
+pub fn check_table_memory(max_mb: usize, mb: u64) -> Result<(), CliError> {
+    match crate::cmd::db::mem_available() {
+        Some(avail) if mb.saturating_mul(1 << 20) > avail => Err(CliError::BadOption(format!(
+            "--tt-mb {max_mb}: a transposition table of {mb} MiB is more than the {} MiB of \
+             memory available (MemAvailable in /proc/meminfo)",
+            avail >> 20
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The `--endgame` choice.
@@ -206,12 +211,20 @@ pub fn pie_unused(cmd: &str) -> CliError {
     ))
 }
 
-/// `--db DIR` checked before any level is looked for in it: a missing path, a file and an
-/// unreadable directory each get their own message (not "level 0 is missing").
+/// `--db DIR` checked before any level is looked for in it: a missing path, a link to
+/// one, a path through a file, a file and an unreadable directory each get their own
+/// message (not "level 0 is missing").
 pub fn check_db_dir(dir: &std::path::Path) -> Result<(), CliError> {
+    use std::io::ErrorKind;
     let why = match std::fs::metadata(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such directory".to_string(),
-        Err(e) => e.to_string(),
+        Err(e) if e.kind() == ErrorKind::NotFound => match std::fs::symlink_metadata(dir) {
+            Ok(_) => "a symbolic link to a path that does not exist".to_string(),
+            Err(_) => "no such directory".to_string(),
+        },
+        Err(e) if e.kind() == ErrorKind::NotADirectory => {
+            "a part of the path before the last is a file, not a directory".to_string()
+        }
+        Err(e) => format!("cannot reach it: {e}"),
         Ok(m) if !m.is_dir() => {
             "not a directory (give the directory of the level files)".to_string()
         }

@@ -267,15 +267,38 @@ fn progress_bar(quiet: bool, len: usize) -> Option<ProgressBar> {
     Some(bar)
 }
 
+/// The largest `--data` file read, in bytes: the built-in list is a few KiB.
+const MAX_DATA_BYTES: u64 = 16 << 20;
+
+/// A `--data` file's text: a regular file of at most [`MAX_DATA_BYTES`], checked before it
+/// is read (a named pipe would block the read, `/dev/zero` would fill the memory).
+fn read_data(path: &std::path::Path) -> Result<String, CliError> {
+    let refuse = |why: String| CliError::BadOption(format!("--data {}: {why}", path.display()));
+    let file = db_format::file::open_regular(path).map_err(|e| match e {
+        db_format::DbError::NotAFile { kind, .. } => {
+            refuse(format!("cannot read it: {kind}, not a regular file"))
+        }
+        db_format::DbError::Io { source, .. } => refuse(format!("cannot read it: {source}")),
+        other => refuse(other.to_string()),
+    })?;
+    let mut text = String::new();
+    use std::io::Read;
+    file.take(MAX_DATA_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| refuse(format!("cannot read it: {e}")))?;
+    if text.len() as u64 > MAX_DATA_BYTES {
+        return Err(refuse(format!(
+            "more than {} MiB: not a published-values file",
+            MAX_DATA_BYTES >> 20
+        )));
+    }
+    Ok(text)
+}
+
 /// `kalah verify`.
 pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
     let (text, what) = match &a.data {
-        Some(path) => (
-            std::fs::read_to_string(path).map_err(|e| {
-                CliError::BadOption(format!("--data {}: cannot read it: {e}", path.display()))
-            })?,
-            path.display().to_string(),
-        ),
+        Some(path) => (read_data(path)?, path.display().to_string()),
         None => (
             PUBLISHED.to_string(),
             "tools/data/published.txt".to_string(),
@@ -284,6 +307,17 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
     let all = parse(&text, &what)?;
     let total = all.len();
     let cases = select(a, all)?;
+    if cases.is_empty() && !a.list {
+        // "0 of 0 cases agree" would pass a check that compared nothing.
+        let why = match (total, a.quick) {
+            (0, _) => "none".to_string(),
+            (n, true) => format!("{n} case(s), none of them quick (leave out --quick)"),
+            (n, false) => format!("{n} case(s), none of them short (give --all)"),
+        };
+        return Err(CliError::BadOption(format!(
+            "no case to verify: {what} holds {why}"
+        )));
+    }
     if a.list {
         for c in &cases {
             let line = format!(

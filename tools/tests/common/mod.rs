@@ -1,7 +1,10 @@
-//! A `kalah serve` child process on a free port of 127.0.0.1 and a plain HTTP/1.1 client
-//! for it (std only), shared by the API and browser tests.
+//! What several test binaries share: a `kalah serve` child process on a free port of
+//! 127.0.0.1 and a plain HTTP/1.1 client for it (std only), and small databases
+//! ([`db`]).
 
 #![allow(dead_code)]
+
+pub mod db;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
