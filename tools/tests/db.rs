@@ -277,7 +277,7 @@ fn shards_build_side_by_side_but_not_twice() {
         .arg("--out")
         .arg(dir.path())
         .assert()
-        .code(2);
+        .code(1);
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(
         err.contains("another build holds") && err.contains("shard-0-of-2.lock"),
