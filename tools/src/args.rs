@@ -117,12 +117,24 @@ pub fn resolve(rules: &RulesArgs, position: &PositionArg) -> Result<(Rules, Posi
             Ok((r, Position::start(&r)))
         }
         Some(p) => {
-            let r = rules.builder(rules.pits.unwrap_or(p.pits())).build()?;
+            let pits = rules.pits.unwrap_or(p.pits());
+            let held =
+                u64::from(p.board_seeds()) + p.stores.iter().map(|&s| u64::from(s)).sum::<u64>();
+            // Without --seeds, the game named (Kalah(m,n) in every report) is the one whose
+            // seeds the position holds, where there is one; the value does not depend on it.
+            let mut b = rules.builder(pits);
+            let cells = 2 * pits as u64;
+            if rules.seeds.is_none() && held > 0 && held % cells == 0 {
+                let mut held_game = b.clone();
+                held_game.seeds = (held / cells) as usize;
+                if held_game.clone().build().is_ok() {
+                    b = held_game;
+                }
+            }
+            let r = b.build()?;
             p.check_size(&r)?;
             // An explicit --seeds names the game (printed as Kalah(m,n)): it must be the
             // game the position holds the seeds of.
-            let held =
-                u64::from(p.board_seeds()) + p.stores.iter().map(|&s| u64::from(s)).sum::<u64>();
             if rules.seeds.is_some() && u64::from(r.total_seeds()) != held {
                 return Err(CliError::BadOption(format!(
                     "--seeds {}: the position holds {held} seeds, not the {} of {}; leave \

@@ -55,6 +55,14 @@ pub fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// Remove a stale claim moved out of the way: a file, or whatever stood in its place.
+fn remove_stale(path: &Path) -> std::io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => fs::remove_dir_all(path),
+        _ => fs::remove_file(path),
+    }
+}
+
 /// The claims directory of a proof, seen by one worker.
 #[derive(Clone, Debug)]
 pub struct Claims {
@@ -88,7 +96,18 @@ impl Claims {
     /// is older than a lease.
     pub fn read(&self, unit: &str) -> Option<ClaimInfo> {
         let path = self.path(unit);
-        let bytes = super::journal::read_regular(&path).ok()?;
+        let bytes = match super::journal::read_regular(&path) {
+            Ok(b) => b,
+            // Not a file a worker writes (a named pipe, a directory): expired, so that
+            // the unit is retaken instead of waited on for ever.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                return Some(ClaimInfo {
+                    worker: "(not a regular file)".to_string(),
+                    expires: 0,
+                })
+            }
+            Err(_) => return None,
+        };
         let text = String::from_utf8_lossy(&bytes);
         ClaimInfo::parse(&text).or_else(|| {
             let age = fs::metadata(&path)
@@ -122,9 +141,9 @@ impl Claims {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(e),
         }
-        let taken = fs::read_to_string(&stale)
+        let taken = super::journal::read_regular(&stale)
             .ok()
-            .and_then(|t| ClaimInfo::parse(&t));
+            .and_then(|b| ClaimInfo::parse(&String::from_utf8_lossy(&b)));
         if taken.is_some_and(|c| c.expires >= now_secs()) {
             // Another worker retook it between the read and the rename: give it back.
             if !self.path(unit).exists() {
@@ -134,7 +153,7 @@ impl Claims {
             }
             return Ok(false);
         }
-        fs::remove_file(&stale)?;
+        remove_stale(&stale)?;
         self.create(unit)
     }
 
@@ -230,5 +249,20 @@ mod tests {
         b.release("u1").unwrap();
         assert!(!dir.path().join("u1").exists());
         assert_eq!(a.all().unwrap(), vec![]);
+    }
+
+    #[test]
+    fn a_named_pipe_or_a_directory_in_place_of_a_claim_is_retaken_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Claims::new(dir.path(), "a", Duration::from_secs(100));
+        let fifo = dir.path().join("u1");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert!(a.try_claim("u1").unwrap(), "the pipe is not a live claim");
+        assert_eq!(a.read("u1").unwrap().worker, "a");
+        fs::create_dir(dir.path().join("u2")).unwrap();
+        assert!(a.try_claim("u2").unwrap(), "nor is a directory");
+        assert_eq!(a.read("u2").unwrap().worker, "a");
     }
 }

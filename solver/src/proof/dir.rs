@@ -245,6 +245,12 @@ impl Proof {
                 manifest.depth
             )));
         }
+        if dir.exists() && !dir.is_dir() {
+            return Err(ProofError::Refused(format!(
+                "{} is not a directory: give a new or existing proof directory",
+                dir.display()
+            )));
+        }
         let man = dir.join(MANIFEST);
         if man.exists() {
             return Err(ProofError::Refused(format!(
@@ -831,6 +837,18 @@ mod tests {
         });
         assert_eq!(root, Interval::exact(expect));
         assert!(summary.splits > 0);
+    }
+
+    #[test]
+    fn a_file_is_not_made_a_proof_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        let e = Proof::create(&file, manifest(4, 3, Capture::Standard, 1))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("is not a directory"), "{e}");
     }
 
     #[test]
