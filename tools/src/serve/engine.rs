@@ -267,7 +267,12 @@ impl Explorer {
                 Ok(r) => r.map(Arc::new),
                 Err(e) => Err(ComputeError::Failed(format!("the search failed: {e}"))),
             };
-            me.remember(key, &result);
+            // An answer cut off by the budget is not kept: the next request searches
+            // again (the endgame table its first search may have spent the budget
+            // building is ready by then).
+            if !cancel.load(Ordering::Relaxed) {
+                me.remember(key, &result);
+            }
             lock(&me.jobs).remove(&key);
             tx.send_replace(JobState::Done(result));
         });
