@@ -30,8 +30,9 @@
 //! Bounds: a side cannot gain more than the seeds left, so a move whose gain plus the
 //! seeds still in play cannot reach `beta` is not searched, and a node where some move's
 //! gain less the seeds still in play (or an ended game, or an endgame table read) reaches
-//! `beta`, or where no move can, is answered before its table entry is read. Boards with
-//! few seeds are not
+//! `beta`, or where no move can, is answered before its table entry is read. The nodes of
+//! the test root's opponent search their first move before they read their table entry,
+//! and are not stored when it cuts (see `Solver::test_at`). Boards with few seeds are not
 //! searched at all: they are read from the search's own endgame table
 //! ([`crate::search::endgame`]) or, above it, from a database ([`Probe`]).
 //!
@@ -319,7 +320,7 @@ impl<'a> Solver<'a> {
     /// The opponent's nodes search their first move before they read their table entry,
     /// and one that cuts on it returns without a probe or a store. In the costly test of
     /// MTD(f), the final upper bound, those are the nodes that refute, nearly always with
-    /// their first move, and 95% of them have no entry to read: the probe is a wait for
+    /// their first move, and 96% of them have no entry to read: the probe is a wait for
     /// memory that finds nothing, and the store fills the table with entries that a
     /// repeat of the node can rebuild from its first move's entry (figures and the other
     /// choices measured: results/bench.md, "Search efficiency").
