@@ -30,11 +30,12 @@
 //! Bounds: a side cannot gain more than the seeds left, so a move whose gain plus the
 //! seeds still in play cannot reach `beta` is not searched, and a node where some move's
 //! gain less the seeds still in play (or an ended game, or an endgame table read) reaches
-//! `beta`, or where no move can, is answered before its table entry is read. The nodes of
-//! the test root's opponent search their first move before they read their table entry,
-//! and are not stored when it cuts (see `Solver::test_at`). Boards with few seeds are not
-//! searched at all: they are read from the search's own endgame table
-//! ([`crate::search::endgame`]) or, above it, from a database ([`Probe`]).
+//! `beta`, or where no move can, is answered before its table entry is read. Above an
+//! endgame table or a database, the nodes of the test root's opponent search their first
+//! move before they read their table entry, and are not stored when it cuts (see
+//! `Solver::test_at`). Boards with few seeds are not searched at all: they are read from
+//! the search's own endgame table ([`crate::search::endgame`]) or, above it, from a
+//! database ([`Probe`]).
 //!
 //! # Threads
 //!
@@ -317,13 +318,14 @@ impl<'a> Solver<'a> {
     /// its rank in the endgame table when the caller computed it already (to prefetch the
     /// value), and whether the side to move is the opponent of the test's root.
     ///
-    /// The opponent's nodes search their first move before they read their table entry,
-    /// and one that cuts on it returns without a probe or a store. In the costly test of
-    /// MTD(f), the final upper bound, those are the nodes that refute, nearly always with
-    /// their first move, and 96% of them have no entry to read: the probe is a wait for
-    /// memory that finds nothing, and the store fills the table with entries that a
-    /// repeat of the node can rebuild from its first move's entry (figures and the other
-    /// choices measured: results/bench.md, "Search efficiency").
+    /// Above an endgame table or a database, the opponent's nodes search their first move
+    /// before they read their table entry, and one that cuts on it returns without a
+    /// probe or a store. In the costly test of MTD(f), the final upper bound, those are
+    /// the nodes that refute, nearly always with their first move, and 96% of them have
+    /// no entry to read: the probe is a wait for memory that finds nothing, and the store
+    /// fills the table with entries that a repeat of the node can rebuild from its first
+    /// move's entry (figures and the other choices measured: results/bench.md, "Search
+    /// efficiency").
     #[allow(clippy::too_many_arguments)]
     fn test_at(
         &mut self,
@@ -387,7 +389,11 @@ impl<'a> Solver<'a> {
         }
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
         let nodes_before = self.nodes;
-        if opponent {
+        // Only above an endgame table or a database: without one, the search's trees are
+        // small enough for the caches to hold its table, a probe is cheap, and the boards
+        // sown again cost more than the probes saved.
+        let below_table = self.config.endgame.is_some() || self.config.probe.is_some();
+        if opponent && below_table {
             if let Some(pit) = moves.first_to_search(&steps, &known) {
                 let pit = usize::from(pit);
                 let v = self.through(&steps[pit], seeds, beta, child_depth, ranks[pit], opponent);
