@@ -30,10 +30,12 @@
 //! Bounds: a side cannot gain more than the seeds left, so a move whose gain plus the
 //! seeds still in play cannot reach `beta` is not searched, and a node where some move's
 //! gain less the seeds still in play (or an ended game, or an endgame table read) reaches
-//! `beta`, or where no move can, is answered before its table entry is read. Boards with
-//! few seeds are not
-//! searched at all: they are read from the search's own endgame table
-//! ([`crate::search::endgame`]) or, above it, from a database ([`Probe`]).
+//! `beta`, or where no move can, is answered before its table entry is read. Above an
+//! endgame table or a database, the nodes of the test root's opponent search their first
+//! move before they read their table entry, and are not stored when it cuts (see
+//! `Solver::test_at`). Boards with few seeds are not searched at all: they are read from
+//! the search's own endgame table ([`crate::search::endgame`]) or, above it, from a
+//! database ([`Probe`]).
 //!
 //! # Threads
 //!
@@ -191,7 +193,8 @@ pub struct Solver<'a> {
     stats: tt::Stats,
     /// Nodes visited: calls of [`Solver::test`] that read the transposition table, not
     /// those answered before it by the seeds left, the endgame table, a database or the
-    /// moves into them (see `Solver::peek`); the root of a test always counts.
+    /// moves into them (see `Solver::peek`), or by their first move (the root's
+    /// opponent's, see `Solver::test_at`); the root of a test always counts.
     pub nodes: u64,
     /// Of `nodes`, those already added to the counter of [`Solver::with_node_counter`]
     /// (by this search or, merged in with their nodes, by the searches of its split
@@ -359,7 +362,7 @@ impl<'a> Solver<'a> {
     pub fn test(&mut self, board: &Board, seeds: i32, beta: i32, depth: u8) -> i32 {
         let rows = board.row_seeds(self.game.pits());
         let (before, probes) = (self.nodes, self.probes);
-        let r = self.test_at(board, rows, seeds, beta, depth, None);
+        let r = self.test_at(board, rows, seeds, beta, depth, None, false);
         // The root counts as a node even when its moves answered it without its table
         // entry (see `Solver::peek`): every test visits at least the board it asks about,
         // unless the database answered it (a read, not a search).
@@ -371,8 +374,18 @@ impl<'a> Solver<'a> {
     }
 
     /// [`Solver::test`], given the seeds in each of the board's rows (the mover's first),
-    /// and its rank in the endgame table when the caller computed it already (to prefetch
-    /// the value).
+    /// its rank in the endgame table when the caller computed it already (to prefetch the
+    /// value), and whether the side to move is the opponent of the test's root.
+    ///
+    /// Above an endgame table or a database, the opponent's nodes search their first move
+    /// before they read their table entry, and one that cuts on it returns without a
+    /// probe or a store. In the costly test of MTD(f), the final upper bound, those are
+    /// the nodes that refute, nearly always with their first move, and 96% of them have
+    /// no entry to read: the probe is a wait for memory that finds nothing, and the store
+    /// fills the table with entries that a repeat of the node can rebuild from its first
+    /// move's entry (figures and the other choices measured: results/bench.md, "Search
+    /// efficiency").
+    #[allow(clippy::too_many_arguments)]
     fn test_at(
         &mut self,
         board: &Board,
@@ -381,6 +394,7 @@ impl<'a> Solver<'a> {
         beta: i32,
         depth: u8,
         rank: Option<u64>,
+        opponent: bool,
     ) -> i32 {
         // A side gains at most the seeds left on the board.
         if seeds < beta {
@@ -432,6 +446,26 @@ impl<'a> Solver<'a> {
         if ceiling < beta {
             return ceiling;
         }
+        let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
+        let nodes_before = self.nodes;
+        // Only above an endgame table or a database: without one, the search's trees are
+        // small enough for the caches to hold its table, a probe is cheap, and the boards
+        // sown again cost more than the probes saved.
+        let below_table = self.config.endgame.is_some() || self.config.probe.is_some();
+        if opponent && below_table {
+            if let Some(pit) = moves.first_to_search(&steps, &known) {
+                let pit = usize::from(pit);
+                let v = self.through(&steps[pit], seeds, beta, child_depth, ranks[pit], opponent);
+                if self.stopped() {
+                    return 0;
+                }
+                if v >= beta {
+                    return v;
+                }
+                // An upper bound against the same `beta`: the move is not searched again.
+                known[pit] = Some(v);
+            }
+        }
         self.nodes += 1;
         self.tick = self.tick.wrapping_add(1);
         if self.tick == 0 {
@@ -449,8 +483,6 @@ impl<'a> Solver<'a> {
             // The table's move first: it often cuts.
             moves.table_move_first(e.mv);
         }
-        let nodes_before = self.nodes;
-        let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
         let mut best = i32::MIN;
         let mut best_move = NO_MOVE;
         let n = moves.n;
@@ -465,7 +497,7 @@ impl<'a> Solver<'a> {
                     let pit = moves.pit(j);
                     *r = (pit, steps[usize::from(pit)]);
                 }
-                let (v, pit) = self.split(&rest[..n - i], seeds, beta, child_depth);
+                let (v, pit) = self.split(&rest[..n - i], seeds, beta, child_depth, opponent);
                 if v > best {
                     best = v;
                     best_move = pit;
@@ -474,7 +506,10 @@ impl<'a> Solver<'a> {
             }
             let v = match known[usize::from(pit)] {
                 Some(v) => v,
-                None => self.through(&step, seeds, beta, child_depth, ranks[usize::from(pit)]),
+                None => {
+                    let rank = ranks[usize::from(pit)];
+                    self.through(&step, seeds, beta, child_depth, rank, opponent)
+                }
             };
             if self.stopped() {
                 return 0;
@@ -490,7 +525,8 @@ impl<'a> Solver<'a> {
         if self.stopped() {
             return 0;
         }
-        let work = self.nodes - nodes_before;
+        // The nodes below this one (itself counted once).
+        let work = self.nodes - nodes_before - 1;
         let (lo, hi) = if best >= beta {
             (best, seeds)
         } else {
@@ -546,9 +582,18 @@ impl<'a> Solver<'a> {
 
     /// The mover's value through `step` (same bound contract as [`Solver::test`] against
     /// `beta`), from a board with `seeds` seeds; `rank`: the child's rank in the endgame
-    /// table, when known.
+    /// table, when known; `opponent`: whether the mover is the opponent of the test's root
+    /// (see [`Solver::test_at`]).
     #[inline]
-    fn through(&mut self, step: &Step, seeds: i32, beta: i32, depth: u8, rank: Option<u64>) -> i32 {
+    fn through(
+        &mut self,
+        step: &Step,
+        seeds: i32,
+        beta: i32,
+        depth: u8,
+        rank: Option<u64>,
+        opponent: bool,
+    ) -> i32 {
         let g = step.gain();
         let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
         let b = &step.board;
@@ -557,8 +602,10 @@ impl<'a> Solver<'a> {
             Next::Over => g,
             // The child can gain at most `child_seeds`: skip it when even that fails.
             _ if g + child_seeds < beta => g + child_seeds,
-            Next::Same => g + self.test_at(b, rows, child_seeds, beta - g, depth, rank),
-            Next::Other => g - self.test_at(b, rows, child_seeds, g - beta + 1, depth, rank),
+            Next::Same => g + self.test_at(b, rows, child_seeds, beta - g, depth, rank, opponent),
+            Next::Other => {
+                g - self.test_at(b, rows, child_seeds, g - beta + 1, depth, rank, !opponent)
+            }
         }
     }
 
@@ -700,7 +747,7 @@ impl<'a> Solver<'a> {
             for (pit, step) in steps {
                 // The move keeps the value iff its value is at least `value` (no move
                 // exceeds the board's value).
-                if self.through(&step, seeds, value, EXACT, None) >= value {
+                if self.through(&step, seeds, value, EXACT, None, false) >= value {
                     chosen = Some((pit, step));
                     break;
                 }

@@ -114,6 +114,20 @@ impl Ordered {
         }
     }
 
+    /// The first move in search order that a search must answer: not an ended game and
+    /// not one whose value `known` holds (see `Solver::peek`).
+    #[inline(always)]
+    pub(super) fn first_to_search(
+        &self,
+        steps: &[Step; 8],
+        known: &[Option<i32>; 8],
+    ) -> Option<u8> {
+        (0..self.n).map(|i| self.pit(i)).find(|&pit| {
+            let pit = usize::from(pit);
+            known[pit].is_none() && steps[pit].next != Next::Over
+        })
+    }
+
     /// The pit of the `i`-th move in search order.
     #[inline(always)]
     pub(super) fn pit(&self, i: usize) -> u8 {

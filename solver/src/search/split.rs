@@ -16,13 +16,15 @@ impl Solver<'_> {
     /// [`Solver::test`] over those moves. Once one of them reaches `beta` the others are
     /// stopped and their unfinished results dropped (the cut needs none of them); when
     /// none does, every one finished, unless a split point above was stopped too, which
-    /// the caller sees in [`Solver::stopped`].
+    /// the caller sees in [`Solver::stopped`]. `opponent`: whether the mover is the
+    /// opponent of the test's root (see [`Solver::test_at`]).
     pub(super) fn split(
         &mut self,
         moves: &[(u8, Step)],
         seeds: i32,
         beta: i32,
         depth: u8,
+        opponent: bool,
     ) -> (i32, u8) {
         let abort = Abort {
             flag: AtomicBool::new(false),
@@ -48,7 +50,7 @@ impl Solver<'_> {
                         if abort.is_set() {
                             break;
                         }
-                        let v = child.through(&step, seeds, beta, depth, None);
+                        let v = child.through(&step, seeds, beta, depth, None, opponent);
                         if child.stopped() {
                             break;
                         }
