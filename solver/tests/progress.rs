@@ -28,6 +28,21 @@ impl Probe for Spy {
     }
 }
 
+/// A database that holds nothing, for the unwatched solve: a search with a database
+/// searches the refuting side's nodes as it does above a table (see `solver::search`), so
+/// the two solves compared must both have one.
+struct Blank;
+
+impl Probe for Blank {
+    fn max_seeds(&self) -> u32 {
+        u32::MAX
+    }
+
+    fn value(&self, _: &Board) -> Option<i32> {
+        None
+    }
+}
+
 /// A watched solve: the value, the solver's nodes and tests, the events heard, and the
 /// counter's reading at each test's end next to the nodes of the tests ended so far.
 struct Watched {
@@ -92,7 +107,7 @@ fn a_counted_search_searches_the_same_nodes_and_its_counter_meets_them_at_each_t
     let rules = Rules::kalah(4, 5).unwrap();
     let game = Game::new(rules);
     let board = Board::start(4, 5);
-    let mut plain = Solver::new(&game, 4).unwrap();
+    let mut plain = Solver::new(&game, 4).unwrap().with_probe(&Blank);
     let want = plain.solve(&board, 8, |_| {});
     let w = watched_solve(&game, 1);
     assert_eq!(w.value, want);
