@@ -39,12 +39,7 @@ fn failed_verify(dir: &Path) -> (Option<i32>, String, String) {
 #[test]
 fn verify_passes_then_reports_a_flipped_byte() {
     let (dir, path) = three_pit_db(6);
-    let ok = kalah()
-        .args(["db", "verify"])
-        .arg(dir.path())
-        .assert()
-        .success();
-    let text = String::from_utf8(ok.get_output().stdout.clone()).unwrap();
+    let text = common::kalah_stdout(&["db", "verify", dir.path().to_str().unwrap()]);
     assert!(text.contains("entries re-derived"), "{text}");
 
     let mut bytes = fs::read(&path).unwrap();
@@ -207,20 +202,16 @@ fn memory_refusals_say_what_sharding_can_do() {
 /// `kalah db plan` lists each shard's splits once and boards that add up to the level.
 #[test]
 fn plan_lists_every_split_once() {
-    let out = kalah()
-        .args([
-            "db",
-            "plan",
-            "--pits",
-            "6",
-            "--max-seeds",
-            "20",
-            "--shards",
-            "3",
-        ])
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = common::kalah_stdout(&[
+        "db",
+        "plan",
+        "--pits",
+        "6",
+        "--max-seeds",
+        "20",
+        "--shards",
+        "3",
+    ]);
     let mut boards = 0u64;
     let mut splits = Vec::new();
     for line in text.lines().filter(|l| l.starts_with("shard ")) {
