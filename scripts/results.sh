@@ -24,24 +24,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/tables-common.sh
-max=2400
-tt=2048
-threads=2
-nice=0
-reuse=0
-reuse_flag=""
+table_defaults 2400 2048
 boards=""
 only=all
-while [ $# -gt 0 ]; do
-  solve_option "$@"
-  if [ "$used" -gt 0 ]; then shift "$used"; continue; fi
-  case "$1" in
-    --reuse) reuse=1; reuse_flag=" --reuse"; shift ;;
-    --boards) boards=$2; shift 2 ;;
-    --only) only=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+table_options "--boards boards --only only" "$@"
+reuse_flag=""
+[ "$reuse" = 0 ] || reuse_flag=" --reuse"
 tables_setup
 mkdir -p results
 tmp=$(mktemp -d)

@@ -21,26 +21,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/tables-common.sh
-max=600
-tt=1024
-threads=2
-nice=0
-reuse=0
+table_defaults 600 1024
 switches="relay oppstore emptier discard cw"
 boards="1x1 1x2 1x3 1x4 1x5 1x6 2x1 2x2 2x3 2x4 2x5 2x6 3x1 3x2 3x3 3x4 3x5 3x6 4x1 4x2 4x3 4x4 4x5 4x6 5x1 5x2 5x3 5x4 5x5 5x6 6x1 6x2 6x3 6x4 6x5"
 # Clockwise: the sizes of results/variants.md (the cyclic solver holds every level in memory).
 cw_boards="1x1 1x2 1x3 1x4 1x5 1x6 2x1 2x2 2x3 2x4 2x5 2x6 3x1 3x2 3x3 3x4 3x5 3x6 4x1 4x2 4x3 4x4 5x1 5x2 6x1"
 user_boards=""
-while [ $# -gt 0 ]; do
-  solve_option "$@"
-  if [ "$used" -gt 0 ]; then shift "$used"; continue; fi
-  case "$1" in
-    --reuse) reuse=1; shift ;;
-    --switches) switches=$2; shift 2 ;;
-    --boards) user_boards=$2; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+table_options "--switches switches --boards user_boards" "$@"
 tables_setup
 raw=results/raw/variants
 mkdir -p "$raw"

@@ -135,6 +135,39 @@ pub fn splits_size(pits: usize, seeds: u32, splits: u64) -> Result<u64, DbError>
     Ok(n)
 }
 
+/// What a shard of the splits `splits` holds: the entries of `whole` (all of level
+/// `seeds`, `pits` a side, in rank order) whose boards lie in those splits, in rank order.
+/// The inverse of [`merge_shards`] for one shard; [`DbError::EntryCountMismatch`] when
+/// `whole` is not the level's length.
+pub fn split_entries(
+    whole: &[i8],
+    pits: usize,
+    seeds: u32,
+    splits: u64,
+) -> Result<Vec<i8>, DbError> {
+    check_seeds(seeds)?;
+    let cells = 2 * pits;
+    let expected = crate::index::checked_level_size(cells, seeds)
+        .ok_or(DbError::SizeOverflow { cells, seeds })?;
+    if expected != whole.len() as u64 {
+        return Err(DbError::EntryCountMismatch {
+            expected,
+            actual: whole.len() as u64,
+        });
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    // The blocks cover the level in rank order, so they cut `whole` without a gap.
+    for (row, len) in Blocks::new(pits, seeds)? {
+        let len = len as usize;
+        if splits >> split_of(seeds, row) & 1 == 1 {
+            out.extend_from_slice(&whole[at..at + len]);
+        }
+        at += len;
+    }
+    Ok(out)
+}
+
 /// The splits of each of `min(count, splits)` shards of level `seeds` (bit `s` for
 /// split `s`; shards past those hold none): the splits in order of size, largest first
 /// (equal sizes by `s`), each to the shard with the fewest entries so far (equal ones:
@@ -645,6 +678,26 @@ mod tests {
                 assert_eq!(rank, r.count(), "m={pits} k={seeds}");
             }
         }
+    }
+
+    /// All splits take the whole level; each shard's splits take as many entries as they
+    /// hold; a slice of another length is refused.
+    #[test]
+    fn split_entries_are_the_splits_boards() {
+        let (pits, seeds) = (3, 6);
+        let whole: Vec<i8> = (0..crate::index::level_size(6, 6))
+            .map(|i| (i % 100) as i8)
+            .collect();
+        let all = (1u64 << split_count(seeds)) - 1;
+        assert_eq!(split_entries(&whole, pits, seeds, all).unwrap(), whole);
+        for mask in partition(pits, seeds, 3).unwrap() {
+            let got = split_entries(&whole, pits, seeds, mask).unwrap();
+            assert_eq!(got.len() as u64, splits_size(pits, seeds, mask).unwrap());
+        }
+        assert!(matches!(
+            split_entries(&whole[1..], pits, seeds, all),
+            Err(DbError::EntryCountMismatch { .. })
+        ));
     }
 
     /// The shards' splits are disjoint and cover the level, whatever the count; the

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use db_format::shard::{merge_shards, split_of, write_shard, Blocks, ShardHeader, ShardSpec};
+use db_format::shard::{merge_shards, split_entries, write_shard, ShardHeader, ShardSpec};
 use db_format::value::{decode, in_range};
 use db_format::{file_name, level_size, write_level, Header, LevelFile, RulesKey, HEADER_LEN};
 use proptest::prelude::*;
@@ -21,21 +21,9 @@ fn key() -> RulesKey {
     RulesKey::standard(2)
 }
 
-/// The entries of `values` (a level of `key()`) that shard `spec` holds: those of its
-/// splits, in rank order.
+/// The entries of `values` (a level of `key()`) that shard `spec` holds.
 fn shard_values(values: &[i8], spec: ShardSpec) -> Vec<i8> {
-    let splits = spec.splits(2, SEEDS).unwrap();
-    let mut out = Vec::new();
-    let mut at = 0;
-    for (row, len) in Blocks::new(2, SEEDS).unwrap() {
-        let len = len as usize;
-        if splits >> split_of(SEEDS, row) & 1 == 1 {
-            out.extend_from_slice(&values[at..at + len]);
-        }
-        at += len;
-    }
-    assert_eq!(at, values.len());
-    out
+    split_entries(values, 2, SEEDS, spec.splits(2, SEEDS).unwrap()).unwrap()
 }
 
 /// A level file's bytes as written.

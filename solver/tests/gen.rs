@@ -5,7 +5,7 @@ mod support;
 
 use std::collections::HashMap;
 
-use db_format::shard::{split_of, Blocks, ShardSpec};
+use db_format::shard::{split_entries, ShardSpec};
 use db_format::Ranker;
 use solver::gen::{build_level, distance_sum, GenError, Lower};
 use solver::verify::rederive;
@@ -66,22 +66,6 @@ fn values_equal_the_solver_on_random_boards() {
     }
 }
 
-/// The entries of `whole` (level `k`, `pits` a side) of the boards of `splits`, in rank
-/// order: what a shard of those splits holds.
-fn of_splits(whole: &[i8], pits: usize, k: u32, splits: u64) -> Vec<i8> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for (row, len) in Blocks::new(pits, k).unwrap() {
-        let len = len as usize;
-        if splits >> split_of(k, row) & 1 == 1 {
-            out.extend_from_slice(&whole[at..at + len]);
-        }
-        at += len;
-    }
-    assert_eq!(at, whole.len());
-    out
-}
-
 #[test]
 fn shards_of_any_count_hold_the_whole_levels_entries() {
     let game = Game::new(Rules::kalah(4, 4).unwrap());
@@ -94,7 +78,7 @@ fn shards_of_any_count_hold_the_whole_levels_entries() {
             let part = build_level(&game, 8, Lower::Probe(&db), Some(splits), &|_| {}).unwrap();
             assert_eq!(
                 part,
-                of_splits(&whole, 4, 8, splits),
+                split_entries(&whole, 4, 8, splits).unwrap(),
                 "shard {index}/{count}"
             );
             n += part.len();
@@ -191,7 +175,7 @@ fn values_api_equals_the_probe_api_under_every_ccw_rule_combination() {
                 );
                 assert_eq!(
                     part.unwrap(),
-                    of_splits(&want, 3, k, splits),
+                    split_entries(&want, 3, k, splits).unwrap(),
                     "{rules} level {k} splits {splits:#b}"
                 );
             }

@@ -128,15 +128,38 @@ fn random_case(pits: usize, drops: &[usize], rule: usize) -> (Game, Board, i32) 
     (game, board, want)
 }
 
+/// The inputs of [`random_case`]: 4 to 6 pits a side, `min_drops` to 12 seeds dropped and
+/// any of the 72 rule sets.
+fn random_inputs(min_drops: usize) -> impl Strategy<Value = (usize, Vec<usize>, usize)> {
+    (
+        4usize..=6,
+        proptest::collection::vec(0usize..12, min_drops..=12),
+        0usize..72,
+    )
+}
+
+/// The search of [`random_case`]`(inputs)` with an endgame table of level `level` and a
+/// `tt_mb` MB transposition table, set up further by `setup`, gives the reference value.
+fn agrees_with_a_table(
+    (pits, drops, rule): &(usize, Vec<usize>, usize),
+    level: u32,
+    tt_mb: usize,
+    setup: impl for<'a> FnOnce(Solver<'a>) -> Solver<'a>,
+) -> Result<(), TestCaseError> {
+    let (game, board, want) = random_case(*pits, drops, *rule);
+    let table = Endgame::build(&game, level, |_, _| {}).unwrap();
+    let mut solver = setup(Solver::new(&game, tt_mb).unwrap().with_endgame(&table));
+    prop_assert_eq!(solver.solve(&board, 4, |_| {}), want);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     /// Random positions of larger boards (6 to 12 seeds dropped into random pits), under a
     /// random counter-clockwise rule set.
     #[test]
     fn agrees_on_random_larger_positions(
-        pits in 4usize..=6,
-        drops in proptest::collection::vec(0usize..12, 6..=12),
-        rule in 0usize..72,
+        (pits, drops, rule) in random_inputs(6),
     ) {
         let (game, board, want) = random_case(pits, &drops, rule);
         let mut solver = Solver::new(&game, 4).unwrap();
@@ -148,9 +171,7 @@ proptest! {
     /// ones meet at it (or at the board's limit `-seeds..=seeds`, which needs no test).
     #[test]
     fn any_guess_gives_the_value_and_its_tests_prove_it(
-        pits in 4usize..=6,
-        drops in proptest::collection::vec(0usize..12, 6..=12),
-        rule in 0usize..72,
+        (pits, drops, rule) in random_inputs(6),
         guess in -15i32..=15,
     ) {
         let (game, board, want) = random_case(pits, &drops, rule);
@@ -175,15 +196,10 @@ proptest! {
     /// boards below its level are read, the rest searched.
     #[test]
     fn agrees_with_an_endgame_table_on_random_larger_positions(
-        pits in 4usize..=6,
-        drops in proptest::collection::vec(0usize..12, 8..=12),
-        rule in 0usize..72,
+        inputs in random_inputs(8),
         level in 1u32..=6,
     ) {
-        let (game, board, want) = random_case(pits, &drops, rule);
-        let table = Endgame::build(&game, level, |_, _| {}).unwrap();
-        let mut solver = Solver::new(&game, 4).unwrap().with_endgame(&table);
-        prop_assert_eq!(solver.solve(&board, 4, |_| {}), want);
+        agrees_with_a_table(&inputs, level, 4, |s| s)?;
     }
 
     /// The parallel search, splitting at nodes a few seeds above a small endgame table, on
@@ -193,19 +209,12 @@ proptest! {
     /// level, and one run in several took minutes.
     #[test]
     fn the_parallel_search_agrees_on_random_larger_positions(
-        pits in 4usize..=6,
-        drops in proptest::collection::vec(0usize..12, 8..=12),
-        rule in 0usize..72,
+        inputs in random_inputs(8),
         level in 0u32..=4,
     ) {
-        let (game, board, want) = random_case(pits, &drops, rule);
-        let table = Endgame::build(&game, level, |_, _| {}).unwrap();
-        let mut solver = Solver::new(&game, 16)
-            .unwrap()
-            .with_endgame(&table)
-            .with_threads(4)
-            .with_split_seeds(level + 3);
-        prop_assert_eq!(solver.solve(&board, 4, |_| {}), want);
+        agrees_with_a_table(&inputs, level, 16, |s| {
+            s.with_threads(4).with_split_seeds(level + 3)
+        })?;
     }
 }
 

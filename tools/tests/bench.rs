@@ -1,22 +1,17 @@
 //! `kalah bench` on a real invocation: the quickest position, its value checked, with
 //! output that leaves out times.
 
-use assert_cmd::Command;
+mod common;
 
 #[test]
 fn bench_checks_a_value_and_prints_nodes() {
-    let a = Command::cargo_bin("kalah")
-        .unwrap()
-        .args([
-            "bench",
-            "--quiet",
-            "--no-times",
-            "--filter",
-            "6x4-standard-c",
-        ])
-        .assert()
-        .success();
-    let out = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    let out = common::kalah_stdout(&[
+        "bench",
+        "--quiet",
+        "--no-times",
+        "--filter",
+        "6x4-standard-c",
+    ]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
     let row: Vec<&str> = lines[1].split_whitespace().collect();

@@ -6,6 +6,7 @@
 //! `KALAH_SCREENSHOT`).
 
 mod common;
+use common::kalah_stdout as kalah;
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -209,20 +210,6 @@ fn base64(s: &str) -> Vec<u8> {
         out.extend_from_slice(&n.to_be_bytes()[1..1 + k]);
     }
     out
-}
-
-/// `kalah ARGS` standard output.
-fn kalah(args: &[&str]) -> String {
-    let out = Command::new(assert_cmd::cargo::cargo_bin("kalah"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "kalah {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! `kalah db` end to end: build, verify, corrupt, shard and merge, info and probe.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
@@ -14,32 +14,40 @@ use common::db::built as build;
 
 const K3: &str = "m3-standard-single-ccw-skip-either-owner-k003.kdb";
 
+/// A fresh folder holding the standard Kalah(3, k) levels up to `max_seeds` seeds, and
+/// the path of its level 3 file.
+fn three_pit_db(max_seeds: u32) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), 3, max_seeds, &[]);
+    let path = dir.path().join(K3);
+    (dir, path)
+}
+
+/// `kalah db verify DIR`, asserted to fail: its exit status, stdout and stderr.
+fn failed_verify(dir: &Path) -> (Option<i32>, String, String) {
+    let out = kalah()
+        .args(["db", "verify"])
+        .arg(dir)
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
 #[test]
 fn verify_passes_then_reports_a_flipped_byte() {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), 3, 6, &[]);
-    let ok = kalah()
-        .args(["db", "verify"])
-        .arg(dir.path())
-        .assert()
-        .success();
-    let text = String::from_utf8(ok.get_output().stdout.clone()).unwrap();
+    let (dir, path) = three_pit_db(6);
+    let text = common::kalah_stdout(&["db", "verify", dir.path().to_str().unwrap()]);
     assert!(text.contains("entries re-derived"), "{text}");
 
-    let path = dir.path().join(K3);
     let mut bytes = fs::read(&path).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     fs::write(&path, &bytes).unwrap();
-    let bad = kalah()
-        .args(["db", "verify"])
-        .arg(dir.path())
-        .assert()
-        .failure()
-        .code(1);
-    let out = bad.get_output();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (code, stdout, stderr) = failed_verify(dir.path());
+    assert_eq!(code, Some(1));
     assert!(
         stdout.contains("payload checksum mismatch") && stdout.contains(K3),
         "{stdout}"
@@ -49,10 +57,8 @@ fn verify_passes_then_reports_a_flipped_byte() {
 
 #[test]
 fn verify_catches_a_wrong_value_with_a_valid_checksum() {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), 3, 5, &[]);
+    let (dir, path) = three_pit_db(5);
     // Rewrite level 3 with one value changed and a fresh, matching checksum.
-    let path = dir.path().join(K3);
     let f = db_format::LevelFile::open_any(&path).unwrap();
     let mut values = f.values().to_vec();
     let rules = f.rules();
@@ -60,20 +66,13 @@ fn verify_catches_a_wrong_value_with_a_valid_checksum() {
     values[10] = if values[10] == 0 { 1 } else { 0 };
     fs::remove_file(&path).unwrap();
     db_format::write_level_to(&path, &rules, 3, &values).unwrap();
-    let bad = kalah()
-        .args(["db", "verify"])
-        .arg(dir.path())
-        .assert()
-        .failure();
-    let stdout = String::from_utf8_lossy(&bad.get_output().stdout).into_owned();
+    let (_, stdout, _) = failed_verify(dir.path());
     assert!(stdout.contains("WRONG    level   3"), "{stdout}");
 }
 
 #[test]
 fn truncated_wrong_version_and_wrong_rules_files_are_named() {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), 3, 4, &[]);
-    let path = dir.path().join(K3);
+    let (dir, path) = three_pit_db(4);
     let bytes = fs::read(&path).unwrap();
     fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
     let out = kalah().args(["db", "info"]).arg(&path).assert().failure();
@@ -81,14 +80,8 @@ fn truncated_wrong_version_and_wrong_rules_files_are_named() {
     let mut v = bytes.clone();
     v[8] = 9;
     fs::write(&path, &v).unwrap();
-    let out = kalah()
-        .args(["db", "verify"])
-        .arg(dir.path())
-        .assert()
-        .failure();
-    assert!(
-        String::from_utf8_lossy(&out.get_output().stdout).contains("unsupported format version 9")
-    );
+    let (_, stdout, _) = failed_verify(dir.path());
+    assert!(stdout.contains("unsupported format version 9"), "{stdout}");
     // A valid file of other rules where the build expects level 3: the build refuses it.
     let mut v = bytes.clone();
     v[13] = 2; // capture = none
@@ -166,22 +159,9 @@ fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
         .arg(cw.path())
         .assert()
         .success();
-    let out = kalah()
-        .args([
-            "db",
-            "build",
-            "--pits",
-            "3",
-            "--max-seeds",
-            "6",
-            "--direction",
-            "cw",
-        ])
-        .args(["--shard", "0/2", "--out"])
-        .arg(cw.path())
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let out = common::db::build(cw.path(), 3, 6, &["--direction", "cw", "--shard", "0/2"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         err.contains("--shard needs counter-clockwise rules"),
         "{err}"
@@ -222,20 +202,16 @@ fn memory_refusals_say_what_sharding_can_do() {
 /// `kalah db plan` lists each shard's splits once and boards that add up to the level.
 #[test]
 fn plan_lists_every_split_once() {
-    let out = kalah()
-        .args([
-            "db",
-            "plan",
-            "--pits",
-            "6",
-            "--max-seeds",
-            "20",
-            "--shards",
-            "3",
-        ])
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = common::kalah_stdout(&[
+        "db",
+        "plan",
+        "--pits",
+        "6",
+        "--max-seeds",
+        "20",
+        "--shards",
+        "3",
+    ]);
     let mut boards = 0u64;
     let mut splits = Vec::new();
     for line in text.lines().filter(|l| l.starts_with("shard ")) {
@@ -263,22 +239,9 @@ fn shards_build_side_by_side_but_not_twice() {
     fs::write(dir.path().join(format!(".{name}.shard-0-of-2.lock")), &me).unwrap();
     build(dir.path(), 3, 6, &["--shard", "1/2"]);
     assert!(dir.path().join(format!("{name}.shard-1-of-2")).exists());
-    let out = kalah()
-        .args([
-            "db",
-            "build",
-            "--pits",
-            "3",
-            "--max-seeds",
-            "6",
-            "--shard",
-            "0/2",
-        ])
-        .arg("--out")
-        .arg(dir.path())
-        .assert()
-        .code(1);
-    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let out = common::db::build(dir.path(), 3, 6, &["--shard", "0/2"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains("another build holds") && err.contains("shard-0-of-2.lock"),
         "{err}"

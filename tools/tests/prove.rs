@@ -1,8 +1,8 @@
 //! `kalah prove`: the proof's value is `kalah solve`'s, through kills, concurrent workers
 //! and damaged result files.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -33,6 +33,17 @@ fn prove(dir: &Path, rest: &[&str]) -> std::process::Output {
     let mut args = vec!["prove", dir.to_str().unwrap(), "--quiet", "--threads", "1"];
     args.extend_from_slice(rest);
     run(&args)
+}
+
+/// `kalah prove DIR RULES MORE` on a fresh folder's `proof` directory: the folder (the
+/// proof lives as long as it), that directory and the run's output.
+fn first_run(rules: &[&str], more: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("proof");
+    let mut args = rules.to_vec();
+    args.extend_from_slice(more);
+    let out = prove(&d, &args);
+    (dir, d, out)
 }
 
 fn status(dir: &Path) -> Value {
@@ -78,11 +89,8 @@ fn the_proof_gives_the_solve_value_under_several_rule_sets() {
         ),
     ];
     for (rules, depth) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path().join("proof");
-        let mut args = rules.to_vec();
-        args.extend_from_slice(&["--depth", depth, "--json"]);
-        let got = proved_value(&json_of(&prove(&d, &args)));
+        let (_dir, d, out) = first_run(rules, &["--depth", depth, "--json"]);
+        let got = proved_value(&json_of(&out));
         assert_eq!(got, solve(rules), "{rules:?} depth {depth}");
         // Resumed when complete: the same value from the stored results alone, and the
         // check re-derives it and re-solves every unit.
@@ -124,11 +132,8 @@ fn spawn(dir: &Path, rest: &[&str]) -> Child {
 fn killed_workers_and_coordinators_lose_nothing_and_count_nothing_twice() {
     let rules = ["--pits", "6", "--seeds", "3"];
     let expect = solve(&rules);
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().join("proof");
-    let mut init = rules.to_vec();
-    init.extend_from_slice(&["--depth", "5", "--init"]);
-    assert!(prove(&d, &init).status.success());
+    let (_dir, d, out) = first_run(&rules, &["--depth", "5", "--init"]);
+    assert!(out.status.success());
     let mut x = clock_seed();
     for _ in 0..6 {
         // A coordinator and a worker, each SIGKILLed at a random moment.
@@ -159,11 +164,8 @@ fn killed_workers_and_coordinators_lose_nothing_and_count_nothing_twice() {
 fn concurrent_workers_on_one_directory_reach_the_value() {
     let rules = ["--pits", "6", "--seeds", "3", "--capture", "empty"];
     let expect = solve(&rules);
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().join("proof");
-    let mut init = rules.to_vec();
-    init.extend_from_slice(&["--depth", "4", "--init"]);
-    assert!(prove(&d, &init).status.success());
+    let (_dir, d, out) = first_run(&rules, &["--depth", "4", "--init"]);
+    assert!(out.status.success());
     let mut workers: Vec<Child> = (0..3)
         .map(|_| spawn(&d, &["--worker", "--lease", "5"]))
         .collect();
@@ -190,11 +192,8 @@ fn result_files(d: &Path) -> Vec<std::path::PathBuf> {
 fn damaged_results_are_an_error_and_a_torn_tail_is_solved_again() {
     let rules = ["--pits", "4", "--seeds", "4"];
     let expect = solve(&rules);
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().join("proof");
-    let mut args = rules.to_vec();
-    args.extend_from_slice(&["--depth", "2"]);
-    assert!(prove(&d, &args).status.success());
+    let (dir, d, out) = first_run(&rules, &["--depth", "2"]);
+    assert!(out.status.success());
     let file = result_files(&d).remove(0);
     let good = std::fs::read(&file).unwrap();
     assert!(good.len() >= 3 * 64, "at least three records");
@@ -248,11 +247,10 @@ fn units_stopped_at_their_budget_are_split_and_the_proof_still_reaches_the_value
     // and split; the proof must still close at the solve value, and --check must agree.
     let rules = ["--pits", "6", "--seeds", "3"];
     let expect = solve(&rules);
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().join("proof");
-    let mut args = rules.to_vec();
-    args.extend_from_slice(&["--depth", "1", "--unit-seconds", "0.002", "--json"]);
-    let out = prove(&d, &args);
+    let (_dir, d, out) = first_run(
+        &rules,
+        &["--depth", "1", "--unit-seconds", "0.002", "--json"],
+    );
     assert!(
         out.status.success(),
         "{}",

@@ -1,5 +1,7 @@
 //! `kalah solve` and `kalah moves` on real invocations.
 
+use std::process::Output;
+
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -7,6 +9,17 @@ mod common;
 
 fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
+}
+
+/// `kalah ARGS`, which must succeed: its output.
+fn succeeded(args: &[&str]) -> Output {
+    let out = kalah().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "kalah {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 fn json_lines(out: &[u8]) -> Vec<Value> {
@@ -31,12 +44,19 @@ fn json_of(cmd: &mut Command) -> Vec<Value> {
 #[test]
 fn solve_json_has_the_promised_keys() {
     // Irving, Donkers & Uiterwijk 2000, Table 9: empty-capture Kalah(4,3) is +8.
-    let out = kalah()
-        .args(["solve", "--pits", "4", "--seeds", "3", "--capture", "empty"])
-        .args(["--json", "--quiet", "--tt-mb", "16"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(&[
+        "solve",
+        "--pits",
+        "4",
+        "--seeds",
+        "3",
+        "--capture",
+        "empty",
+        "--json",
+        "--quiet",
+        "--tt-mb",
+        "16",
+    ]);
     let v = &json_lines(&out.stdout)[0];
     assert_eq!(v["value"], 8);
     for key in ["best_move", "pv", "nodes", "seconds"] {
@@ -55,11 +75,7 @@ fn solve_json_has_the_promised_keys() {
 
 #[test]
 fn solve_prints_a_readable_report_and_progress() {
-    let out = kalah()
-        .args(["solve", "--pits", "3", "--seeds", "3", "--tt-mb", "8"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(&["solve", "--pits", "3", "--seeds", "3", "--tt-mb", "8"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("value:") && stdout.contains("best move:"),
@@ -75,11 +91,7 @@ fn solve_prints_a_readable_report_and_progress() {
         .unwrap();
     assert!(quiet.stderr.is_empty());
     // `kalah moves` reports each move as its search ends.
-    let moves = kalah()
-        .args(["moves", "--pits", "3", "--seeds", "3", "--tt-mb", "8"])
-        .output()
-        .unwrap();
-    assert!(moves.status.success());
+    let moves = succeeded(&["moves", "--pits", "3", "--seeds", "3", "--tt-mb", "8"]);
     let stderr = String::from_utf8_lossy(&moves.stderr);
     for pit in 1..=3 {
         assert!(stderr.contains(&format!("A{pit}")), "{stderr}");
@@ -175,13 +187,9 @@ fn pie_rule_analysis_lists_whole_first_turns() {
         );
     }
     // Without --quiet, each turn is reported on stderr as its search ends, with its value.
-    let out = kalah()
-        .args([
-            "solve", "--pits", "4", "--seeds", "3", "--pie", "--tt-mb", "16",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(&[
+        "solve", "--pits", "4", "--seeds", "3", "--pie", "--tt-mb", "16",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     for t in turns {
         let (turn, value) = (t["turn"].as_str().unwrap(), t["value"].as_i64().unwrap());

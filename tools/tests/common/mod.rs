@@ -11,6 +11,20 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+/// `kalah ARGS`, which must succeed: its standard output.
+pub fn kalah_stdout(args: &[&str]) -> String {
+    let out = Command::new(assert_cmd::cargo::cargo_bin("kalah"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kalah {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A running server, stopped when dropped.
 pub struct Server {
     child: Child,
