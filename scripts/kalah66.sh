@@ -5,6 +5,8 @@
 #   scripts/kalah66.sh [OUT_DIR]      (default /tmp/kalah66; the proofs are written there)
 #   ONLY=splits scripts/kalah66.sh    only the split measurement (Kalah(6,4) standard at
 #                                     depth 2 with --unit-seconds 0, 4 and 1)
+#   ONLY=levels scripts/kalah66.sh    only what each endgame level buys on Kalah(6,5)
+#                                     empty capture (LEVELS, default "20 22 24 25")
 #
 # Prints, for each run, the command's wall and user seconds and peak memory
 # (/usr/bin/time), then its figures. The Kalah(6,6) and Kalah(6,5) runs are capped
@@ -18,7 +20,7 @@ SIX_SIX_CAP=${SIX_SIX_CAP:-600}
 SIX_FIVE_CAP=${SIX_FIVE_CAP:-300}
 mkdir -p "$OUT"
 T=(/usr/bin/time -f "%e s wall, %U s user, %M KB peak")
-solve_sum='import json,sys; d=json.load(sys.stdin); print("value", d["value"], "nodes", d["nodes"], "endgame", d["endgame_seeds"], "search_s", round(d["seconds"], 2))'
+solve_sum='import json,sys; d=json.load(sys.stdin); print("value", d["value"], "nodes", d["nodes"], "endgame", d["endgame_seeds"], "endgame_reads", d["endgame_reads"], "setup_s", round(d["setup_seconds"], 2), "search_s", round(d["seconds"], 2))'
 prove_sum='import json,sys; d=json.load(sys.stdin); print("value", d["value"], "proved", d["proved"], "bounds", d["margin_at_least"], d["margin_at_most"], "nodes", d["nodes"], "leaves", d["leaves"], "units", d["units"]["done"], "splits", d["splits"], "unit_cpu_s", d["cpu_seconds"], "split_cpu_s", d["split_cpu_seconds"], "unit_wall_s", d["seconds"])'
 
 solve() { # seeds capture
@@ -42,10 +44,18 @@ splits() {
     solve 4 standard
     for us in 0 4 1; do TAG=-u$us prove 4 standard 2 --unit-seconds "$us"; done
 }
-if [[ ${ONLY:-} == splits ]]; then
-    splits
-    exit 0
-fi
+# What each endgame level buys: Kalah(6,5) empty capture solved with tables of LEVELS seeds.
+levels() {
+    for k in ${LEVELS:-20 22 24 25}; do
+        echo "== kalah solve --pits 6 --seeds 5 --capture empty --threads 1 --endgame $k --tt-mb 2048"
+        "${T[@]}" nice -n 10 "$K" solve --pits 6 --seeds 5 --capture empty --threads 1 \
+            --endgame "$k" --tt-mb 2048 --quiet --json | python3 -c "$solve_sum"
+    done
+}
+case ${ONLY:-} in
+    splits) splits; exit 0 ;;
+    levels) levels; exit 0 ;;
+esac
 
 for c in standard empty; do
     solve 3 "$c"
