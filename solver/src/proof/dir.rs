@@ -539,10 +539,14 @@ impl Proof {
             let unit = unit_name(&leaf.board, q.beta);
             // Answered or split between the read above and the claim?
             let now = self.load()?;
-            let open = match now.tree.places.get(&leaf.board.key()).map(Vec::as_slice) {
-                Some(&[Target::Leaf(i)]) => !now.know.leaves[i].decides(q.beta),
-                _ => false,
-            };
+            // (A board can be a leaf on one path and an interior node on a shorter one:
+            // the question stands while it is a leaf anywhere.)
+            let open = now.tree.places.get(&leaf.board.key()).is_some_and(|at| {
+                at.iter().any(|&t| match t {
+                    Target::Leaf(i) => !now.know.leaves[i].decides(q.beta),
+                    _ => false,
+                })
+            });
             if !open {
                 claims.release(&unit).map_err(io(&claims_dir))?;
                 continue;
@@ -837,6 +841,26 @@ mod tests {
         });
         assert_eq!(root, Interval::exact(expect));
         assert!(summary.splits > 0);
+    }
+
+    #[test]
+    fn a_board_that_is_a_leaf_on_one_path_and_a_node_on_another_is_still_asked() {
+        // Kalah(4,2) and (3,3) at depth 5 hold such boards (reached in fewer plies along
+        // a line with a free move); a proof must close on them, not skip their units.
+        for (pits, seeds) in [(4, 2), (3, 3)] {
+            let dir = tempfile::tempdir().unwrap();
+            let m = manifest(pits, seeds, Capture::Standard, 5);
+            let expect = value(&m);
+            let proof = Proof::create(dir.path(), m).unwrap();
+            let st = proof.load().unwrap();
+            assert!(st.tree.places.values().any(|at| {
+                at.iter().any(|t| matches!(t, Target::Leaf(_)))
+                    && at.iter().any(|t| matches!(t, Target::Node(_)))
+            }));
+            let (root, summary) = work(&proof, &mut |_, _| false);
+            assert!(summary.complete);
+            assert_eq!(root, Interval::exact(expect), "Kalah({pits},{seeds})");
+        }
     }
 
     #[test]
