@@ -390,11 +390,7 @@ impl Proof {
                         }
                         for &at in places {
                             if !st.know.learn(at, r.beta.into(), r.result.into()) {
-                                let iv = match at {
-                                    Target::Leaf(i) => st.know.leaves[i],
-                                    Target::Node(n) => st.know.nodes[n],
-                                    Target::Fixed(v) => Interval::exact(v),
-                                };
+                                let iv = st.know.of(at);
                                 return Err(ProofError::Contradiction {
                                     board: self.position_of(&Board::from_key(r.board_key)),
                                     lo: iv.lo,

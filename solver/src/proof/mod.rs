@@ -66,15 +66,7 @@ pub fn answer(
     budget: Option<(std::time::Duration, &AtomicBool)>,
 ) -> (Outcome, u64) {
     let start = solver.nodes;
-    let mut guess = 0;
-    let mut depth = 2;
-    loop {
-        guess = solver.mtdf(&leaf.board, guess, depth);
-        depth += 2;
-        if depth > id_depth {
-            break;
-        }
-    }
+    deepen(solver, &leaf.board, id_depth);
     let Some((budget, cancel)) = budget else {
         let r = solver.test(&leaf.board, leaf.seeds, beta, EXACT);
         return (Outcome::Bound(r), solver.nodes - start);
@@ -118,11 +110,17 @@ pub fn shallow_value(solver: &mut Solver<'_>, board: &crate::Board, depth: u8) -
     if solver.game().terminal_value(board).is_some() {
         return None;
     }
+    Some(deepen(solver, board, depth))
+}
+
+/// Depth-limited MTD(f) of a non-terminal `board` at depths 2, 4, ... up to `depth` (at
+/// least 2), each from the last one's value: the last value.
+fn deepen(solver: &mut Solver<'_>, board: &crate::Board, depth: u8) -> i32 {
     let mut guess = 0;
     let mut d = 2;
     while d <= depth.max(2) {
         guess = solver.mtdf(board, guess, d);
         d += 2;
     }
-    Some(guess)
+    guess
 }

@@ -116,6 +116,15 @@ pub struct Knowledge {
 }
 
 impl Knowledge {
+    /// What is known of `target`'s board.
+    pub fn of(&self, target: Target) -> Interval {
+        match target {
+            Target::Leaf(i) => self.leaves[i],
+            Target::Node(n) => self.nodes[n],
+            Target::Fixed(v) => Interval::exact(v),
+        }
+    }
+
     /// Add an answer about `target`'s board (see [`Interval::learn`]); `false` when it
     /// contradicts what was known there.
     pub fn learn(&mut self, target: Target, beta: i32, result: i32) -> bool {
