@@ -148,3 +148,34 @@ pub fn resolve(rules: &RulesArgs, position: &PositionArg) -> Result<(Rules, Posi
         }
     }
 }
+
+/// The text of the file `path` named by `option`: a regular file of at most `max_bytes`,
+/// checked before it is read (a named pipe would block the read, `/dev/zero` would fill
+/// the memory); `what` names what the file should be, for the refusal of a larger one.
+pub fn read_text_file(
+    option: &str,
+    path: &std::path::Path,
+    max_bytes: u64,
+    what: &str,
+) -> Result<String, CliError> {
+    let refuse = |why: String| CliError::BadOption(format!("{option} {}: {why}", path.display()));
+    let file = db_format::file::open_regular(path).map_err(|e| match e {
+        db_format::DbError::NotAFile { kind, .. } => {
+            refuse(format!("cannot read it: {kind}, not a regular file"))
+        }
+        db_format::DbError::Io { source, .. } => refuse(format!("cannot read it: {source}")),
+        other => refuse(other.to_string()),
+    })?;
+    let mut text = String::new();
+    use std::io::Read;
+    file.take(max_bytes + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| refuse(format!("cannot read it: {e}")))?;
+    if text.len() as u64 > max_bytes {
+        return Err(refuse(format!(
+            "more than {} MiB: not a {what}",
+            max_bytes >> 20
+        )));
+    }
+    Ok(text)
+}

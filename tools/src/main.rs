@@ -5,6 +5,7 @@
 
 mod args;
 mod cmd;
+mod draw;
 mod error;
 mod progress;
 mod serve;
@@ -48,6 +49,9 @@ enum Command {
     Serve(cmd::serve::ServeArgs),
     /// Solve a position through a proof directory: resumable, shared by many workers
     Prove(cmd::prove::ProveArgs),
+    /// Estimate what a proof of one question would cost, from random walks down its proof
+    /// tree, each leaf searched as a proof's unit
+    Estimate(cmd::estimate::EstimateArgs),
 }
 
 fn run(cli: &Cli) -> Result<(), CliError> {
@@ -61,6 +65,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Bench(a) => cmd::bench::run(a),
         Command::Serve(a) => cmd::serve::run(a),
         Command::Prove(a) => cmd::prove::run(a),
+        Command::Estimate(a) => cmd::estimate::run(a),
     }
 }
 

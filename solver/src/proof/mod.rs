@@ -12,6 +12,7 @@
 
 pub mod claim;
 pub mod dir;
+pub mod estimate;
 pub mod journal;
 pub mod tree;
 

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod db;
+pub mod estimate;
 pub mod play;
 pub mod prove;
 pub mod serve;

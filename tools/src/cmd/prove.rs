@@ -34,7 +34,7 @@ pub const DEFAULT_DEPTH: u32 = 2;
 pub const DEFAULT_UNIT_SECONDS: f64 = 1800.0;
 
 /// `--unit-seconds`: a finite number of seconds, at least 0.
-fn unit_seconds(s: &str) -> Result<f64, String> {
+pub(crate) fn unit_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && (0.0..=1e9).contains(&v) => Ok(v),
         _ => Err(format!(
@@ -268,7 +268,12 @@ fn solver_for<'a>(
 
 /// The root question "gain >= beta" as a final-margin bound, e.g. `margin >= +7`.
 fn root_question(proof: &Proof, beta: i32) -> String {
-    let pos = &proof.manifest.position;
+    margin_question(&proof.manifest.position, beta)
+}
+
+/// The question "is the gain of `pos`'s side to move at least `beta`?" as a final-margin
+/// bound: `margin >= m` for South to move, `margin <= m` for North.
+pub(crate) fn margin_question(pos: &Position, beta: i32) -> String {
     let m = pos.store_margin() + pos.to_move.sign() * beta;
     if pos.to_move.sign() > 0 {
         format!("margin >= {m:+}")
@@ -590,12 +595,9 @@ fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
         .collect();
     let n = answers.len();
     let mut picks: Vec<usize> = Vec::new();
-    let mut x = seed | 1;
+    let mut draw = crate::draw::Draw::new(seed);
     while picks.len() < a.sample.min(n) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let i = (x % n as u64) as usize;
+        let i = draw.below(n);
         if !picks.contains(&i) {
             picks.push(i);
         }

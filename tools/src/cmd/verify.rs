@@ -270,29 +270,9 @@ fn progress_bar(quiet: bool, len: usize) -> Option<ProgressBar> {
 /// The largest `--data` file read, in bytes: the built-in list is a few KiB.
 const MAX_DATA_BYTES: u64 = 16 << 20;
 
-/// A `--data` file's text: a regular file of at most [`MAX_DATA_BYTES`], checked before it
-/// is read (a named pipe would block the read, `/dev/zero` would fill the memory).
+/// A `--data` file's text (see [`crate::args::read_text_file`]).
 fn read_data(path: &std::path::Path) -> Result<String, CliError> {
-    let refuse = |why: String| CliError::BadOption(format!("--data {}: {why}", path.display()));
-    let file = db_format::file::open_regular(path).map_err(|e| match e {
-        db_format::DbError::NotAFile { kind, .. } => {
-            refuse(format!("cannot read it: {kind}, not a regular file"))
-        }
-        db_format::DbError::Io { source, .. } => refuse(format!("cannot read it: {source}")),
-        other => refuse(other.to_string()),
-    })?;
-    let mut text = String::new();
-    use std::io::Read;
-    file.take(MAX_DATA_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| refuse(format!("cannot read it: {e}")))?;
-    if text.len() as u64 > MAX_DATA_BYTES {
-        return Err(refuse(format!(
-            "more than {} MiB: not a published-values file",
-            MAX_DATA_BYTES >> 20
-        )));
-    }
-    Ok(text)
+    crate::args::read_text_file("--data", path, MAX_DATA_BYTES, "published-values file")
 }
 
 /// `kalah verify`.
