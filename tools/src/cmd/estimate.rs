@@ -186,7 +186,11 @@ pub fn run(a: &EstimateArgs) -> Result<(), CliError> {
                 }
             }
         };
-        if !a.json {
+        // Each walk as it ends: on stdout in the readable report, on stderr beside
+        // --json (a run of hours shows what it has done so far).
+        if a.json {
+            progress.line(&sample_line(i + 1, &s));
+        } else {
             say!("{}", sample_line(i + 1, &s));
         }
         samples.push(s);

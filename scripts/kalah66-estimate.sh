@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The Kalah(6,6) projection of results/kalah66.md ("The proof trees, estimated"):
+# `kalah estimate` (Knuth's estimator down one root question's proof tree) checked
+# against `kalah prove` on Kalah(6,4), then walked on Kalah(6,5) and Kalah(6,6).
+#
+#   ONLY=validate scripts/kalah66-estimate.sh OUT   # Kalah(6,4): estimate and proof, depths 4, 6, 8
+#   ONLY=65 scripts/kalah66-estimate.sh OUT         # Kalah(6,5) empty capture, depth 8
+#   ONLY=66 scripts/kalah66-estimate.sh OUT         # Kalah(6,6): the trees of the runs' questions
+#
+# Each run writes OUT/<name>.json (every walk, and the estimate) and OUT/<name>.err. One
+# search thread a run, `nice -n 5`. KALAH: the binary (default target/release/kalah).
+# SAMPLES_66, DEPTH_66, BUDGET_66: the Kalah(6,6) walks (default 80, 10 and 120 CPU
+# seconds a leaf).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:?usage: ONLY=validate|65|66 scripts/kalah66-estimate.sh OUT_DIR}
+KALAH=${KALAH:-target/release/kalah}
+ONLY=${ONLY:?set ONLY to validate, 65 or 66}
+mkdir -p "$OUT"
+if [[ ! -x $KALAH ]]; then
+    cargo build --release --locked -p tools
+fi
+est() { # name, then kalah estimate's arguments
+    local name=$1
+    shift
+    nice -n 5 "$KALAH" estimate --threads 1 --json "$@" >"$OUT/$name.json" 2>"$OUT/$name.err"
+    python3 - "$OUT/$name.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["estimate"]
+lb = "at least " if e["lower_bound"] else ""
+print(f'{sys.argv[1]}: "{d["question"]}" depth {d["depth"]}, {len(d["samples"])} walks: '
+      f'leaves {e["leaves"]["mean"]:.4g} +- {e["leaves"]["std_error"]:.2g}, '
+      f'nodes {lb}{e["nodes"]["mean"]:.4g} +- {e["nodes"]["std_error"]:.2g}, '
+      f'CPU s {lb}{e["cpu_seconds"]["mean"]:.4g} +- {e["cpu_seconds"]["std_error"]:.2g}, '
+      f'{e["stopped"]} stopped, {e["not_as_expected"]} not as expected')
+PY
+}
+case $ONLY in
+validate)
+    for cap in standard empty; do
+        v=8
+        [[ $cap == empty ]] && v=10
+        for d in 4 6 8; do
+            est "64-$cap-d$d-atleast$v" --pits 6 --seeds 4 --capture $cap --at-least $v \
+                --depth $d --samples 400 --seed 11 --unit-seconds 0 --quiet
+            est "64-$cap-d$d-atmost$v" --pits 6 --seeds 4 --capture $cap --at-most $v \
+                --depth $d --samples 400 --seed 11 --unit-seconds 0 --quiet
+            dir=$(mktemp -d)
+            /usr/bin/time -f "%U user s" nice -n 5 "$KALAH" prove "$dir/p" --pits 6 --seeds 4 \
+                --capture $cap --depth $d --guess $v --threads 1 --unit-seconds 0 --quiet \
+                --json >"$OUT/64-$cap-d$d-prove.json" 2>"$OUT/64-$cap-d$d-prove.err"
+            python3 -c "import json; d=json.load(open('$OUT/64-$cap-d$d-prove.json')); \
+print('prove $cap depth $d: value', d['value'], 'units', d['units']['done'], 'nodes', d['nodes'])"
+            rm -rf "$dir"
+        done
+    done
+    ;;
+65)
+    for q in "--at-least 12" "--at-most 12"; do
+        name="65-empty-d8-${q//[- ]/}"
+        est "$name" --pits 6 --seeds 5 --capture empty $q --depth 8 --samples 200 --seed 21 \
+            --unit-seconds 0 --endgame 24 --tt-mb 2048 --quiet
+    done
+    ;;
+66)
+    n=${SAMPLES_66:-80}
+    d=${DEPTH_66:-10}
+    b=${BUDGET_66:-120}
+    est "66-empty-d$d-atmost2" --pits 6 --seeds 6 --capture empty --at-most 2 --depth "$d" \
+        --samples "$n" --seed 101 --unit-seconds "$b" --endgame 25 --tt-mb 2048
+    est "66-empty-d$d-atleast2" --pits 6 --seeds 6 --capture empty --at-least 2 --depth "$d" \
+        --samples "$n" --seed 102 --unit-seconds "$b" --endgame 25 --tt-mb 2048
+    est "66-standard-d$d-atleast4" --pits 6 --seeds 6 --at-least 4 --depth "$d" \
+        --samples "$n" --seed 103 --unit-seconds "$b" --endgame 25 --tt-mb 2048
+    ;;
+*)
+    echo "ONLY must be validate, 65 or 66" >&2
+    exit 2
+    ;;
+esac
