@@ -62,94 +62,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tt::{Table, EXACT, NO_MOVE};
-
-pub(crate) mod dbgc {
-    use std::cell::RefCell;
-    pub const N: usize = 100;
-    pub const CATS: [&str; 16] = [
-        "visits",
-        "peek",
-        "precut",
-        "counted",
-        "ttcut",
-        "cutfirst",
-        "cutlate",
-        "faillow",
-        "waste",
-        "precut_tt_waste",
-        "w_pre_ttmv",
-        "w_pre_other",
-        "w_noprecut",
-        "n_pre_ttmv",
-        "n_pre_other",
-        "n_noprecut",
-    ];
-    pub struct C {
-        pub by_seeds: [[u64; 16]; N],
-        pub by_ply: [[u64; 16]; N],
-        pub ply: usize,
-        pub declared: u64,
-    }
-    thread_local! { pub static C: RefCell<C> = const { RefCell::new(C { by_seeds: [[0; 16]; N], by_ply: [[0; 16]; N], ply: 0, declared: 0 }) }; }
-    pub fn add(seeds: i32, cat: usize, n: u64) {
-        C.with(|c| {
-            let mut c = c.borrow_mut();
-            let p = c.ply.min(N - 1);
-            c.by_seeds[(seeds as usize).min(N - 1)][cat] += n;
-            c.by_ply[p][cat] += n;
-        });
-    }
-    pub fn declared() -> u64 {
-        C.with(|c| c.borrow().declared)
-    }
-    pub fn declare(n: u64) {
-        C.with(|c| c.borrow_mut().declared += n)
-    }
-    pub fn ply(d: isize) {
-        C.with(|c| {
-            let mut c = c.borrow_mut();
-            c.ply = (c.ply as isize + d) as usize;
-        })
-    }
-    pub fn reset() {
-        C.with(|c| {
-            let mut c = c.borrow_mut();
-            c.by_seeds = [[0; 16]; N];
-            c.by_ply = [[0; 16]; N];
-            c.declared = 0;
-        })
-    }
-    pub fn dump(beta: i32) {
-        C.with(|c| {
-            let c = c.borrow();
-            eprintln!("TEST beta={beta}");
-            eprintln!("by_seeds\tseeds\t{}", CATS.join("\t"));
-            for (i, r) in c.by_seeds.iter().enumerate() {
-                if r.iter().any(|&x| x > 0) {
-                    eprintln!(
-                        "S\t{i}\t{}",
-                        r.iter()
-                            .map(|x| x.to_string())
-                            .collect::<Vec<_>>()
-                            .join("\t")
-                    );
-                }
-            }
-            for (i, r) in c.by_ply.iter().enumerate() {
-                if r.iter().any(|&x| x > 0) {
-                    eprintln!(
-                        "P\t{i}\t{}",
-                        r.iter()
-                            .map(|x| x.to_string())
-                            .collect::<Vec<_>>()
-                            .join("\t")
-                    );
-                }
-            }
-        });
-    }
-}
-
 pub(crate) use variation::walk_variation;
 
 /// The largest depth-limited iteration before the exact search.
@@ -529,23 +441,16 @@ impl<'a> Solver<'a> {
         let mut known = [None; 8];
         let (floor, ceiling) = self.peek(&steps, &ranks, &mut known, seeds, &moves, beta);
         if floor >= beta {
-            dbgc::add(seeds, 1, 1);
             return floor;
         }
         if ceiling < beta {
-            dbgc::add(seeds, 1, 1);
             return ceiling;
         }
-        dbgc::add(seeds, 0, 1);
-        let n0 = self.nodes;
-        let d0 = dbgc::declared();
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
         let nodes_before = self.nodes;
         // Only above an endgame table or a database: without one, the search's trees are
         // small enough for the caches to hold its table, a probe is cheap, and the boards
         // sown again cost more than the probes saved.
-        let mut precut_done = false;
-        let mut tt_mv = NO_MOVE;
         let below_table = self.config.endgame.is_some() || self.config.probe.is_some();
         if opponent && below_table {
             if let Some(pit) = moves.first_to_search(&steps, &known) {
@@ -555,30 +460,19 @@ impl<'a> Solver<'a> {
                     return 0;
                 }
                 if v >= beta {
-                    dbgc::add(seeds, 2, 1);
                     return v;
                 }
                 // An upper bound against the same `beta`: the move is not searched again.
                 known[pit] = Some(v);
-                precut_done = true;
             }
         }
         self.nodes += 1;
-        dbgc::add(seeds, 3, 1);
         self.tick = self.tick.wrapping_add(1);
         if self.tick == 0 {
             self.publish();
         }
         if let Some(e) = self.table.probe_key(&key, &mut self.stats) {
             if e.depth >= depth {
-                if e.lo as i32 >= beta || (e.hi as i32) < beta {
-                    dbgc::add(seeds, 4, 1);
-                    let w = (self.nodes - n0 - 1) - (dbgc::declared() - d0);
-                    if w > 0 {
-                        dbgc::add(seeds, 9, w);
-                        dbgc::declare(w);
-                    }
-                }
                 if e.lo as i32 >= beta {
                     return e.lo as i32;
                 }
@@ -587,7 +481,6 @@ impl<'a> Solver<'a> {
                 }
             }
             // The table's move first: it often cuts.
-            tt_mv = e.mv;
             moves.table_move_first(e.mv);
         }
         let mut best = i32::MIN;
@@ -611,7 +504,6 @@ impl<'a> Solver<'a> {
                 }
                 break;
             }
-            let (ni, di) = (self.nodes, dbgc::declared());
             let v = match known[usize::from(pit)] {
                 Some(v) => v,
                 None => {
@@ -626,31 +518,9 @@ impl<'a> Solver<'a> {
                 best = v;
                 best_move = pit;
                 if v >= beta {
-                    let w = (ni - n0 - 1) - (di - d0);
-                    if w > 0 {
-                        dbgc::add(seeds, 6, 1);
-                        dbgc::add(seeds, 8, w);
-                        dbgc::declare(w);
-                        let c = if precut_done {
-                            if pit == tt_mv {
-                                10
-                            } else {
-                                11
-                            }
-                        } else {
-                            12
-                        };
-                        dbgc::add(seeds, c, w);
-                        dbgc::add(seeds, c + 3, 1);
-                    } else {
-                        dbgc::add(seeds, 5, 1);
-                    }
                     break;
                 }
             }
-        }
-        if best < beta {
-            dbgc::add(seeds, 7, 1);
         }
         if self.stopped() {
             return 0;
@@ -732,18 +602,9 @@ impl<'a> Solver<'a> {
             Next::Over => g,
             // The child can gain at most `child_seeds`: skip it when even that fails.
             _ if g + child_seeds < beta => g + child_seeds,
-            Next::Same => {
-                dbgc::ply(1);
-                let r = g + self.test_at(b, rows, child_seeds, beta - g, depth, rank, opponent);
-                dbgc::ply(-1);
-                r
-            }
+            Next::Same => g + self.test_at(b, rows, child_seeds, beta - g, depth, rank, opponent),
             Next::Other => {
-                dbgc::ply(1);
-                let r =
-                    g - self.test_at(b, rows, child_seeds, g - beta + 1, depth, rank, !opponent);
-                dbgc::ply(-1);
-                r
+                g - self.test_at(b, rows, child_seeds, g - beta + 1, depth, rank, !opponent)
             }
         }
     }
@@ -785,13 +646,7 @@ impl<'a> Solver<'a> {
             let beta = if g == lo { g + 1 } else { g };
             events(&Event::Testing { depth, beta });
             let nodes = self.nodes;
-            if depth == EXACT {
-                dbgc::reset();
-            }
             let r = self.test(board, seeds, beta, depth);
-            if depth == EXACT {
-                dbgc::dump(beta);
-            }
             let test = Test {
                 beta,
                 result: r,
