@@ -205,6 +205,35 @@ mod tests {
     }
 
     #[test]
+    fn boards_just_above_the_database_keep_their_values_when_their_moves_are_read_from_it() {
+        // Boards of 11 to 14 seeds over levels 0..=10: most of their moves lead into the
+        // database, which `Solver::peek` reads before the node's table entry.
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Rules::kalah(4, 3).unwrap();
+        build_files(dir.path(), &rules, 10);
+        let db = Database::open(dir.path(), &rules).unwrap();
+        let game = Game::new(rules);
+        let mut plain = Solver::new(&game, 16).unwrap();
+        let mut probed = Solver::new(&game, 16).unwrap().with_probe(&db);
+        let mut checked = 0;
+        for k in 11u32..=14 {
+            let r = Ranker::new(8, k).unwrap();
+            let mut c = [0u8; 8];
+            for i in (0..r.count()).step_by(101) {
+                r.unrank(i, &mut c);
+                let b = Board::from_cells(4, &c);
+                if game.terminal_value(&b).is_some() {
+                    continue;
+                }
+                assert_eq!(probed.value(&b), plain.value(&b), "{b:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked} boards");
+        assert!(probed.probes > 0);
+    }
+
+    #[test]
     fn open_stops_at_the_first_gap_and_rejects_other_rules() {
         let dir = tempfile::tempdir().unwrap();
         let rules = Rules::kalah(3, 3).unwrap();

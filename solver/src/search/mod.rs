@@ -17,8 +17,8 @@
 //! and the final exact search with a good first guess; only entries of depth
 //! [`tt::EXACT`] ever bound an exact search.
 //!
-//! Move order: the table's move, moves to a board the endgame table holds (one read each,
-//! and one that cuts spares the searches of the others), moves that end the game, free
+//! Move order: the table's move, moves to a board the endgame table or the database holds
+//! (one read each, and one that cuts spares the searches of the others), moves that end the game, free
 //! moves (the pit nearest the store first), then the other moves by the seeds they put in
 //! the mover's store (captures by size, then a pass of the store), then by the fewest
 //! seeds they leave in the opponent's row (under the default end rule those are the
@@ -29,8 +29,9 @@
 //!
 //! Bounds: a side cannot gain more than the seeds left, so a move whose gain plus the
 //! seeds still in play cannot reach `beta` is not searched, and a node where some move's
-//! gain less the seeds still in play (or an ended game, or an endgame table read) reaches
-//! `beta`, or where no move can, is answered before its table entry is read. Above an
+//! gain less the seeds still in play (or an ended game, or a read of the endgame table or
+//! the database) reaches `beta`, or where no move can, is answered before its table entry
+//! is read. Above an
 //! endgame table or a database, the nodes of the test root's opponent search their first
 //! move before they read their table entry, and are not stored when it cuts (see
 //! `Solver::test_at`). Boards with few seeds are not searched at all: they are read from
@@ -433,6 +434,10 @@ impl<'a> Solver<'a> {
             seeds,
             self.config.endgame_max,
             self.config.endgame,
+            match self.config.probe {
+                Some(_) => i32::try_from(self.config.probe_max).unwrap_or(i32::MAX),
+                None => i32::MIN,
+            },
             &mut steps,
             &mut ranks,
         );
@@ -538,15 +543,17 @@ impl<'a> Solver<'a> {
     }
 
     /// Bounds on the value of a node from its moves alone, before its table entry is
-    /// read: the bounds of `moves` from its moves outside the endgame table (see
-    /// [`Ordered`]) widened by the exact values of its moves into the endgame table, read
-    /// in pit order (their bytes were prefetched as the moves were sown) until the lower
-    /// bound reaches `beta`. `known[pit]` gets each value read, for the search of the
-    /// moves. The upper bound holds only when the lower one is below `beta` (then every
-    /// such move was read).
+    /// read: the bounds of `moves` from its moves outside the endgame table and the
+    /// database (see [`Ordered`]) widened by the exact values of its moves into the
+    /// endgame table (their bytes were prefetched as the moves were sown), then of its
+    /// moves into the database, each read in pit order until the lower bound reaches
+    /// `beta`. `known[pit]` gets each value read, for the search of the moves. The upper
+    /// bound holds only when the lower one is below `beta` (then every such move was
+    /// read).
     ///
-    /// Many nodes just above the endgame table have a move into it that reaches `beta`:
-    /// answered here, they cost no table probe (results/bench.md, "Search efficiency").
+    /// Many nodes just above the endgame table or the database have a move into it that
+    /// reaches `beta`: answered here, they cost no table probe (results/bench.md, "Search
+    /// efficiency").
     #[inline]
     fn peek(
         &mut self,
@@ -558,21 +565,44 @@ impl<'a> Solver<'a> {
         beta: i32,
     ) -> (i32, i32) {
         let (mut floor, mut ceiling) = (moves.floor, moves.ceiling);
-        let Some(table) = self.config.endgame else {
-            return (floor, ceiling);
-        };
         if floor >= beta {
             return (floor, ceiling);
         }
-        for (pit, rank) in ranks.iter().enumerate() {
-            let Some(rank) = *rank else { continue };
+        if let Some(table) = self.config.endgame {
+            for (pit, rank) in ranks.iter().enumerate() {
+                let Some(rank) = *rank else { continue };
+                let step = &steps[pit];
+                let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+                self.endgame_reads += 1;
+                let v = step.value_through(table.value_at(child_seeds as u32, rank));
+                known[pit] = Some(v);
+                floor = floor.max(v);
+                ceiling = ceiling.max(v);
+                if floor >= beta {
+                    return (floor, ceiling);
+                }
+            }
+        }
+        let mut in_db = moves.in_db;
+        while in_db != 0 {
+            let pit = in_db.trailing_zeros() as usize;
+            in_db &= in_db - 1;
             let step = &steps[pit];
-            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
-            self.endgame_reads += 1;
-            let v = step.value_through(table.value_at(child_seeds as u32, rank));
-            known[pit] = Some(v);
-            floor = floor.max(v);
-            ceiling = ceiling.max(v);
+            let (lo, hi) = match self.config.probe.and_then(|p| p.value(&step.board)) {
+                Some(v) => {
+                    self.probes += 1;
+                    let v = step.value_through(v);
+                    known[pit] = Some(v);
+                    (v, v)
+                }
+                // Not covered after all: the bounds of a move outside any table.
+                None => {
+                    let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+                    (step.gain() - child_seeds, step.gain() + child_seeds)
+                }
+            };
+            floor = floor.max(lo);
+            ceiling = ceiling.max(hi);
             if floor >= beta {
                 break;
             }

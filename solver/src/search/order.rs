@@ -1,7 +1,7 @@
 //! Move ordering: a node's moves sown once and sorted into search order.
 //!
 //! The order (see the [`super`] module docs): the table's move, moves to a board the
-//! endgame table holds, moves that end the game, free moves, then the other moves by the
+//! endgame table or the database holds, moves that end the game, free moves, then the other moves by the
 //! seeds they put in the mover's store, then by the fewest seeds they leave in the
 //! opponent's row, then the pit nearest the store first.
 
@@ -20,17 +20,24 @@ pub(super) struct Ordered {
     /// Bounds on the best move's value known without a search: the best of each move's
     /// lower bound (an ended game's gain, else its gain less every seed left) and of each
     /// upper bound (an ended game's gain, else its gain plus every seed left) over the
-    /// moves outside the endgame table; `i32::MIN` when there are none. The moves into the
-    /// endgame table are read only when these fall short (a read is a wait for memory).
+    /// moves outside the endgame table and the database (the upper bounds; the lower ones
+    /// cover every move); `i32::MIN` when there are none. The moves into the tables are
+    /// read only when these fall short (a read is a wait for memory).
     pub(super) floor: i32,
     pub(super) ceiling: i32,
+    /// The moves (bit `pit`) to a board above the endgame table that the database covers
+    /// (up to the `probe_max` of [`Ordered::new`]): left out of `ceiling` and ordered
+    /// with the endgame table's moves, since `Solver::peek` reads them.
+    pub(super) in_db: u8,
 }
 
 impl Ordered {
     /// The moves of the non-terminal `board` (`rows`: the seeds of its rows, the mover's
     /// first; `seeds`: all of them) in search order, each move's step written to
     /// `steps[pit]`; prefetches from `endgame` (of boards up to `endgame_max` seeds) the
-    /// value of each child it holds, whose rank goes to `ranks[pit]`.
+    /// value of each child it holds, whose rank goes to `ranks[pit]`, and marks in
+    /// [`Ordered::in_db`] each other child with at most `probe_max` seeds (the database's
+    /// boards; `i32::MIN` without one).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn new(
@@ -40,6 +47,7 @@ impl Ordered {
         seeds: i32,
         endgame_max: i32,
         endgame: Option<&Endgame>,
+        probe_max: i32,
         steps: &mut [Step; 8],
         ranks: &mut [Option<u64>; 8],
     ) -> Ordered {
@@ -48,6 +56,7 @@ impl Ordered {
             n: 0,
             floor: i32::MIN,
             ceiling: i32::MIN,
+            in_db: 0,
         };
         let mut mask = game.legal_mask(board);
         while mask != 0 {
@@ -57,7 +66,9 @@ impl Ordered {
             let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
             let (lo, hi) = match step.next {
                 Next::Over => (step.gain(), step.gain()),
-                _ if child_seeds <= endgame_max => (step.gain() - child_seeds, i32::MIN),
+                _ if child_seeds <= endgame_max.max(probe_max) => {
+                    (step.gain() - child_seeds, i32::MIN)
+                }
                 _ => (step.gain() - child_seeds, step.gain() + child_seeds),
             };
             out.floor = out.floor.max(lo);
@@ -71,6 +82,10 @@ impl Ordered {
                         t.prefetch_at(child_seeds as u32, rank);
                         ranks[pit] = Some(rank);
                     }
+                    (1 << 30) + pit as i32
+                }
+                _ if child_seeds <= probe_max => {
+                    out.in_db |= 1 << pit;
                     (1 << 30) + pit as i32
                 }
                 Next::Same => (1 << 28) + pit as i32,
