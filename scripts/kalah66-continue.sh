@@ -9,7 +9,12 @@
 #
 # KALAH: the kalah binary (default target/release/kalah, built if missing). TT_MB: each
 # worker's transposition table (default 4096; each worker also builds the 25-seed
-# endgame table, about 1.8 GB).
+# endgame table, about 1.8 GB). CAPTURES: the proofs to continue (default "empty
+# standard"). UNIT_SECONDS: each unit's budget before it is split (default 600).
+# DB_SEEDS: when set (28 or 30, say), each worker also probes an on-disk database of
+# levels 0..=DB_SEEDS for its capture rule, built first under DB_DIR (default
+# /tmp/kalah66-db; levels already there are verified and kept: 30 levels are about 11 GB
+# and ten minutes of CPU, results/kalah66.md, "What an endgame level buys").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIMIT=${1:-9000}
@@ -18,16 +23,25 @@ TT_MB=${TT_MB:-4096}
 if [[ ! -x $KALAH ]]; then
     cargo build --release --locked -p tools
 fi
+CAPTURES=${CAPTURES:-empty standard}
+UNIT_SECONDS=${UNIT_SECONDS:-600}
+DB_DIR=${DB_DIR:-/tmp/kalah66-db}
 pids=()
-for c in empty standard; do
+for c in $CAPTURES; do
+    db=()
+    if [[ -n ${DB_SEEDS:-} ]]; then
+        nice -n 19 "$KALAH" db build --pits 6 --capture "$c" --max-seeds "$DB_SEEDS" \
+            --out "$DB_DIR/$c"
+        db=(--db "$DB_DIR/$c" --endgame 25)
+    fi
     dir=results/proofs/6x6-$c
     timeout --signal=KILL "$LIMIT" nice -n 19 "$KALAH" prove "$dir" --worker --threads 1 \
-        --tt-mb "$TT_MB" --unit-seconds 600 2>"$dir.log" &
+        --tt-mb "$TT_MB" --unit-seconds "$UNIT_SECONDS" "${db[@]}" 2>"$dir.log" &
     pids+=($!)
 done
 for p in "${pids[@]}"; do
     wait "$p" || true
 done
-for c in empty standard; do
+for c in $CAPTURES; do
     "$KALAH" prove results/proofs/6x6-$c --status
 done
