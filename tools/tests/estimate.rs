@@ -162,6 +162,11 @@ fn bad_replays_and_questions_are_refused() {
     let pos = dir.path().join("position.json");
     std::fs::write(&pos, p.to_string()).unwrap();
     refused(&["--replay", pos.to_str().unwrap()], "--replay");
+    let mut over = p.clone();
+    over["samples"][0]["leaf"] = Value::String("0,0,0,0/10/1,2,3,4/4/A".into());
+    let ended = dir.path().join("ended.json");
+    std::fs::write(&ended, over.to_string()).unwrap();
+    refused(&["--replay", ended.to_str().unwrap()], "finished game");
     refused(
         &["--replay", dir.path().to_str().unwrap()],
         "not a regular file",

@@ -309,6 +309,7 @@ impl Plan {
                 list.len()
             )));
         }
+        let game = solver::Game::new(*rules);
         let mut walks = Vec::with_capacity(list.len());
         for s in list {
             let path = text_of(s, "path")?;
@@ -321,6 +322,10 @@ impl Plan {
                 Some(Value::String(p)) => {
                     let pos = Position::from_str(p).map_err(|e| bad(e.to_string()))?;
                     pos.check_size(rules).map_err(|e| bad(e.to_string()))?;
+                    // A leaf is a board the search settles: never one whose game is over.
+                    if pos.is_over(&game) {
+                        return Err(bad(format!("the leaf {p} is a finished game")));
+                    }
                     let beta = small(int_of(s, "beta")?, "beta")?;
                     WalkEnd::Leaf(pos, beta, bool_of(s, "expect")?)
                 }
