@@ -69,6 +69,13 @@ impl Step {
         self.own_gain as i32 - self.opp_gain as i32
     }
 
+    /// The seeds left on the board after this move, from a board of `seeds` seeds: what
+    /// the stores did not take.
+    #[inline]
+    pub fn seeds_after(&self, seeds: i32) -> i32 {
+        seeds - self.own_gain as i32 - self.opp_gain as i32
+    }
+
     /// The mover's future net gain through this move, given the value of the board it
     /// leads to (for the player to move there).
     #[inline]

@@ -17,9 +17,9 @@
 //! and the final exact search with a good first guess; only entries of depth
 //! [`tt::EXACT`] ever bound an exact search.
 //!
-//! Move order: the table's move, moves to a board the endgame table or the database holds
-//! (one read each, and one that cuts spares the searches of the others), moves that end the game, free
-//! moves (the pit nearest the store first), then the other moves by the seeds they put in
+//! Move order: the table's move, moves to a board the endgame table or the database
+//! holds (one read each, and one that cuts spares the searches of the others), moves that
+//! end the game, free moves (the pit nearest the store first), then the other moves by the seeds they put in
 //! the mover's store (captures by size, then a pass of the store), then by the fewest
 //! seeds they leave in the opponent's row (under the default end rule those are the
 //! opponent's when a row empties), then the pit nearest the store first. This order
@@ -381,11 +381,11 @@ impl<'a> Solver<'a> {
     /// Above an endgame table or a database, the opponent's nodes search their first move
     /// before they read their table entry, and one that cuts on it returns without a
     /// probe or a store. In the costly test of MTD(f), the final upper bound, those are
-    /// the nodes that refute, nearly always with their first move, and 96% of them have
-    /// no entry to read: the probe is a wait for memory that finds nothing, and the store
-    /// fills the table with entries that a repeat of the node can rebuild from its first
-    /// move's entry (figures and the other choices measured: results/bench.md, "Search
-    /// efficiency").
+    /// the nodes that refute, nearly always with their first move, and nearly all of them
+    /// have no entry to read: the probe is a wait for memory that finds nothing, and the
+    /// store fills the table with entries that a repeat of the node can rebuild from its
+    /// first move's entry (figures and the other choices measured: results/bench.md,
+    /// "Search efficiency").
     #[allow(clippy::too_many_arguments)]
     fn test_at(
         &mut self,
@@ -572,7 +572,7 @@ impl<'a> Solver<'a> {
             for (pit, rank) in ranks.iter().enumerate() {
                 let Some(rank) = *rank else { continue };
                 let step = &steps[pit];
-                let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+                let child_seeds = step.seeds_after(seeds);
                 self.endgame_reads += 1;
                 let v = step.value_through(table.value_at(child_seeds as u32, rank));
                 known[pit] = Some(v);
@@ -597,7 +597,7 @@ impl<'a> Solver<'a> {
                 }
                 // Not covered after all: the bounds of a move outside any table.
                 None => {
-                    let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+                    let child_seeds = step.seeds_after(seeds);
                     (step.gain() - child_seeds, step.gain() + child_seeds)
                 }
             };
@@ -625,7 +625,7 @@ impl<'a> Solver<'a> {
         opponent: bool,
     ) -> i32 {
         let g = step.gain();
-        let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+        let child_seeds = step.seeds_after(seeds);
         let b = &step.board;
         let rows = step.rows.map(u32::from);
         match step.next {

@@ -1,9 +1,9 @@
 //! Move ordering: a node's moves sown once and sorted into search order.
 //!
 //! The order (see the [`super`] module docs): the table's move, moves to a board the
-//! endgame table or the database holds, moves that end the game, free moves, then the other moves by the
-//! seeds they put in the mover's store, then by the fewest seeds they leave in the
-//! opponent's row, then the pit nearest the store first.
+//! endgame table or the database holds, moves that end the game, free moves, then the
+//! other moves by the seeds they put in the mover's store, then by the fewest seeds they
+//! leave in the opponent's row, then the pit nearest the store first.
 
 use super::endgame::Endgame;
 use crate::board::Board;
@@ -63,7 +63,7 @@ impl Ordered {
             let pit = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             let step = game.play_rows(board, pit, rows);
-            let child_seeds = seeds - step.own_gain as i32 - step.opp_gain as i32;
+            let child_seeds = step.seeds_after(seeds);
             let (lo, hi) = match step.next {
                 Next::Over => (step.gain(), step.gain()),
                 _ if child_seeds <= endgame_max.max(probe_max) => {
