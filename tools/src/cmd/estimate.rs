@@ -413,15 +413,15 @@ fn sample_line(i: u64, s: &Sample) -> String {
         } else {
             "the game ends, NOT as the tree expects"
         }),
-        Some((pos, beta, expect)) => {
+        Some((pos, beta, _)) => {
             line.push_str(&format!(
                 "{}? {} ({}), {} nodes, {:.2} s",
                 margin_question(pos, *beta),
                 answer_text(s),
-                match (s.answer, expect) {
-                    (None, _) => "cost counted as the budget",
-                    (Some(_), _) if s.holds => "as the tree expects",
-                    _ => "NOT as the tree expects",
+                match s.answer {
+                    None => "cost counted as the budget",
+                    Some(_) if s.holds => "as the tree expects",
+                    Some(_) => "NOT as the tree expects",
                 },
                 s.nodes,
                 s.cpu_seconds
