@@ -6,6 +6,9 @@
 #   ONLY=validate scripts/kalah66-estimate.sh OUT   # Kalah(6,4): estimate and proof, depths 4, 6, 8
 #   ONLY=65 scripts/kalah66-estimate.sh OUT         # Kalah(6,5) empty capture, depth 8
 #   ONLY=66 scripts/kalah66-estimate.sh OUT         # Kalah(6,6): the trees of the runs' questions
+#   ONLY=floor scripts/kalah66-estimate.sh DIR      # the empty-capture floor from DIR's files
+#                                                   # (66-empty-d10-*.json and their
+#                                                   # *-stopped-300.json replays)
 #
 # Each run writes OUT/<name>.json (every walk, and the estimate) and OUT/<name>.err. One
 # search thread a run, `nice -n 5`. KALAH: the binary (default target/release/kalah).
@@ -15,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: ONLY=validate|65|66 scripts/kalah66-estimate.sh OUT_DIR}
 KALAH=${KALAH:-target/release/kalah}
-ONLY=${ONLY:?set ONLY to validate, 65 or 66}
+ONLY=${ONLY:?set ONLY to validate, 65, 66 or floor}
 mkdir -p "$OUT"
 if [[ ! -x $KALAH ]]; then
     cargo build --release --locked -p tools
@@ -74,8 +77,29 @@ print('prove $cap depth $d: value', d['value'], 'units', d['units']['done'], 'no
     est "66-standard-d$d-atleast4" --pits 6 --seeds 6 --at-least 4 --depth "$d" \
         --samples "$n" --seed 103 --unit-seconds "$b" --endgame 25 --tt-mb 2048
     ;;
+floor)
+    # Each tree's mean of weight x CPU seconds, with a stopped leaf's replay (a longer
+    # budget) in place of its first figure, and the two trees' sum.
+    python3 - "$OUT" <<'PY'
+import json, math, sys
+d = sys.argv[1]
+total = var = 0.0
+for q in ("atmost2", "atleast2"):
+    walks = json.load(open(f"{d}/66-empty-d10-{q}.json"))["samples"]
+    again = json.load(open(f"{d}/66-empty-d10-{q}-stopped-300.json"))["samples"]
+    cpu = {(s["leaf"], s["beta"]): s["cpu_seconds"] for s in again}
+    xs = [s["weight"] * cpu.get((s["leaf"], s["beta"]), s["cpu_seconds"]) for s in walks]
+    n = len(xs)
+    m = sum(xs) / n
+    v = sum((x - m) ** 2 for x in xs) / (n - 1) / n
+    print(f"{q}: at least {m:,.0f} +- {math.sqrt(v):,.0f} CPU s")
+    total += m
+    var += v
+print(f"both: at least {total:,.0f} +- {math.sqrt(var):,.0f} CPU s ({total / 86400:.2f} CPU-days)")
+PY
+    ;;
 *)
-    echo "ONLY must be validate, 65 or 66" >&2
+    echo "ONLY must be validate, 65, 66 or floor" >&2
     exit 2
     ;;
 esac
