@@ -14,7 +14,10 @@
 # DB_SEEDS: when set (28 or 30, say), each worker also probes an on-disk database of
 # levels 0..=DB_SEEDS for its capture rule, built first under DB_DIR (default
 # /tmp/kalah66-db; levels already there are verified and kept: 30 levels are about 11 GB
-# and ten minutes of CPU, results/kalah66.md, "What an endgame level buys").
+# and ten minutes of CPU, results/kalah66.md, "What an endgame level buys"). WORKERS:
+# workers a proof (default 1; with one proof, 2 fills this machine's two cores: they
+# share the database's pages, and each has its own table). Worker i's log is
+# results/proofs/6x6-<capture>.log for i = 1 and 6x6-<capture>.<i>.log above it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIMIT=${1:-9000}
@@ -25,6 +28,7 @@ if [[ ! -x $KALAH ]]; then
 fi
 CAPTURES=${CAPTURES:-empty standard}
 UNIT_SECONDS=${UNIT_SECONDS:-600}
+WORKERS=${WORKERS:-1}
 DB_DIR=${DB_DIR:-/tmp/kalah66-db}
 pids=()
 for c in $CAPTURES; do
@@ -35,9 +39,13 @@ for c in $CAPTURES; do
         db=(--db "$DB_DIR/$c" --endgame 25)
     fi
     dir=results/proofs/6x6-$c
-    timeout --signal=KILL "$LIMIT" nice -n 19 "$KALAH" prove "$dir" --worker --threads 1 \
-        --tt-mb "$TT_MB" --unit-seconds "$UNIT_SECONDS" "${db[@]}" 2>"$dir.log" &
-    pids+=($!)
+    for ((i = 1; i <= WORKERS; i++)); do
+        log=$dir.log
+        ((i == 1)) || log=$dir.$i.log
+        timeout --signal=KILL "$LIMIT" nice -n 19 "$KALAH" prove "$dir" --worker --threads 1 \
+            --tt-mb "$TT_MB" --unit-seconds "$UNIT_SECONDS" "${db[@]}" 2>"$log" &
+        pids+=($!)
+    done
 done
 for p in "${pids[@]}"; do
     wait "$p" || true
