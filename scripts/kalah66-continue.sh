@@ -8,13 +8,15 @@
 #   scripts/kalah66-continue.sh [SECONDS]
 #
 # KALAH: the kalah binary (default target/release/kalah, built if missing). TT_MB: each
-# worker's transposition table (default 4096; each worker also builds the 25-seed
-# endgame table, about 1.8 GB). CAPTURES: the proofs to continue (default "empty
-# standard"). UNIT_SECONDS: each unit's budget before it is split (default 600).
-# DB_SEEDS: when set (28 or 30, say), each worker also probes an on-disk database of
-# levels 0..=DB_SEEDS for its capture rule, built first under DB_DIR (default
-# /tmp/kalah66-db; levels already there are verified and kept: 30 levels are about 11 GB
-# and ten minutes of CPU, results/kalah66.md, "What an endgame level buys"). WORKERS:
+# worker's transposition table (default 4096; without DB_SEEDS each worker also builds
+# the 25-seed endgame table, about 1.8 GB of its own). CAPTURES: the proofs to continue
+# (default "empty standard"). UNIT_SECONDS: each unit's budget before it is split
+# (default 600). DB_SEEDS: when set (30 or 31, say), each worker probes an on-disk
+# database of levels 0..=DB_SEEDS for its capture rule instead of the endgame table
+# (--endgame none: the workers share its pages, and on a fixed set of units it was
+# faster than the table beside it), built first under DB_DIR (default /tmp/kalah66-db;
+# levels already there are verified and kept: 31 levels are about 15 GB and a quarter
+# of an hour of one core, results/kalah66.md, "What an endgame level buys"). WORKERS:
 # workers a proof (default 1; with one proof, 2 fills this machine's two cores: they
 # share the database's pages, and each has its own table). Worker i's log is
 # results/proofs/6x6-<capture>.log for i = 1 and 6x6-<capture>.<i>.log above it.
@@ -36,7 +38,7 @@ for c in $CAPTURES; do
     if [[ -n ${DB_SEEDS:-} ]]; then
         nice -n 19 "$KALAH" db build --pits 6 --capture "$c" --max-seeds "$DB_SEEDS" \
             --out "$DB_DIR/$c"
-        db=(--db "$DB_DIR/$c" --endgame 25)
+        db=(--db "$DB_DIR/$c" --endgame none)
     fi
     dir=results/proofs/6x6-$c
     for ((i = 1; i <= WORKERS; i++)); do

@@ -104,6 +104,11 @@ fn sharded_build_and_merge_equal_the_whole_build() {
         text.contains("level   9:         11440 positions"),
         "{text}"
     );
+    // A database holds every seed count: its rules are named without one.
+    assert!(
+        text.starts_with("m=4 capture=standard sowing=single direction=ccw"),
+        "{text}"
+    );
     build(sharded.path(), 4, 8, &[]);
     for i in 0..3 {
         build(sharded.path(), 4, 9, &["--shard", &format!("{i}/3")]);

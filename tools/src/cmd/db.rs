@@ -327,10 +327,12 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     };
     let top = build_memory(pits, a.max_seeds, splits)?;
     let lower_bytes: u64 = (0..a.max_seeds).map(|k| level_size(cells, k)).sum();
+    // The key, not the rules: a database holds every seed count, so "Kalah(6,4)" (the
+    // default --seeds) would misname it.
     let _ = writeln!(
         out,
         "{}: levels {}..={} into {}, {} threads",
-        rules,
+        key,
         levels[0],
         a.max_seeds,
         a.out.display(),
