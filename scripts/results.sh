@@ -61,13 +61,26 @@ values_args() { # m n capture end
 }
 
 # published66 capture end: the published value or bound of Kalah(6,6), from the rules text of
-# the seeds (Rawlings 2015), or empty. Not proved here: the (6,6) proof is its own work.
+# the seeds (Rawlings 2015), or empty. What is proved here is proved66's.
 published66() {
   if [ "$2" != either ]; then return; fi
   case "$1" in
-    standard) echo "at least +4 (published by Rawlings 2015; not proved here)" ;;
-    empty) echo "+2 (published by Rawlings 2015; not proved here)" ;;
+    standard) echo "published: at least +4 (Rawlings 2015)" ;;
+    empty) echo "published: +2 (Rawlings 2015)" ;;
   esac
+}
+
+# proved66 capture end: "LO HI" (each signed), the bounds on Kalah(6,6)'s margin that the
+# proof in results/proofs/6x6-<capture> has proved so far (`kalah prove DIR --status
+# --json`; LO = HI once the value is proved), or empty where there is no such proof (the
+# end rule `mover` has none).
+proved66() {
+  local d=results/proofs/6x6-$1
+  if [ "$2" != either ] || [ ! -f "$d/proof.txt" ]; then return; fi
+  local b
+  b=$($K prove "$d" --status --json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["margin_at_least"], d["margin_at_most"])')
+  set -- $b
+  echo "$(signed "$1") $(signed "$2")"
 }
 
 values() {
@@ -80,9 +93,20 @@ values() {
       for m in 1 2 3 4 5 6; do
         for n in 1 2 3 4 5 6; do
           if [ "$m$n" = 66 ]; then
-            local pub; pub=$(published66 "$capture" "$end")
-            echo "6,6,$capture,$end,,open${pub:+: $pub},,,,," >>"$csv"
-            rows+=("| Kalah(6,6) | $capture | $end | | open${pub:+: $pub} | | | | | |")
+            local pub b lo hi dir="results/proofs/6x6-$capture" value="" status=open
+            pub=$(published66 "$capture" "$end")
+            b=$(proved66 "$capture" "$end")
+            if [ -n "$b" ]; then
+              lo=${b% *} hi=${b#* }
+              if [ "$lo" = "$hi" ]; then
+                value=$lo status="proved here ($dir)"
+              else
+                status="open: proved here $lo <= margin <= $hi (bounds; $dir)"
+              fi
+            fi
+            status="$status${pub:+; $pub}"
+            echo "6,6,$capture,$end,${value#+},$status,,,,," >>"$csv"
+            rows+=("| Kalah(6,6) | $capture | $end | $value | $status | | | | | |")
             continue
           fi
           local f="$raw/$m-$n-$capture-$end" args
@@ -151,9 +175,10 @@ values() {
     echo "with end rule \`either\`); **new** has no published value to compare with (no table of"
     echo "standard-capture values below Kalah(6,4), and none for the \`mover\` end rule, has been"
     echo "published); **not solved** was stopped at the time limit, and its value is not given."
-    echo "Kalah(6,6) is **open** here: its rows carry the published figures, labelled as such"
-    echo "(the rules text of the seeds: standard capture at least +4, empty capture +2, Rawlings"
-    echo "2015); no (6,6) figure is proved by this table."
+    echo "Kalah(6,6) is **open** here: its rows carry the bounds that the proofs in"
+    echo "\`results/proofs/\` have proved so far (\`kalah prove DIR --status\`; \`results/kalah66.md\`)"
+    echo "and the published figures, labelled as such (the rules text of the seeds: standard"
+    echo "capture at least +4, empty capture +2, Rawlings 2015)."
     echo
     echo "![Value of Kalah(m,n) against n](values.svg)"
     echo
@@ -169,7 +194,14 @@ values() {
     [ -n "$other_limits" ] && echo "- stored runs made under another per-case limit: $other_limits"
     [ "$reused" -gt 0 ] && echo "- $reused cases were read from the stored runs in \`results/raw/values/\` (each made by exactly the command in its \`.cmd\`), $ran were run now"
     echo "- commit: $commit"
-    echo "- machine: ${machine%%;*}, shared with other jobs (so times are upper bounds)"
+    if [ "$ran" = 0 ]; then
+      # Every figure is a stored run's: this machine measured none of them.
+      echo "- machine: the stored runs' (\`git log results/raw/values/\` names the commits that made"
+      echo "  them, and the values.md of those commits their machine), shared with other jobs (so"
+      echo "  times are upper bounds); this regeneration, on ${machine%%;*}, ran no case"
+    else
+      echo "- machine: ${machine%%;*}, shared with other jobs (so times are upper bounds)"
+    fi
     echo "- time (s): the solve's own time, the endgame table's build included; wall (s): the whole"
     echo "  process (GNU time), $total_wall s over all cases; peak memory (MiB): the process's"
     echo "  maximum resident set size. Same data: \`results/values.csv\`"
