@@ -73,7 +73,7 @@ print('prove $cap depth $d: value', d['value'], 'units', d['units']['done'], 'no
     est "66-empty-d$d-atmost2" --pits 6 --seeds 6 --capture empty --at-most 2 --depth "$d" \
         --samples "$n" --seed 101 --unit-seconds "$b" --endgame 25 --tt-mb 2048
     est "66-empty-d$d-atleast2" --pits 6 --seeds 6 --capture empty --at-least 2 --depth "$d" \
-        --samples "$n" --seed 102 --unit-seconds "$b" --endgame 25 --tt-mb 2048
+        --samples "$n" --seed 103 --unit-seconds "$b" --endgame 25 --tt-mb 2048
     est "66-standard-d$d-atleast4" --pits 6 --seeds 6 --at-least 4 --depth "$d" \
         --samples "$n" --seed 103 --unit-seconds "$b" --endgame 25 --tt-mb 2048
     ;;

@@ -7,9 +7,15 @@
 pub struct Draw(u64);
 
 impl Draw {
-    /// The stream of `seed` (0, which xorshift cannot leave, is taken as 1).
+    /// The stream of `seed`: the seed itself is the generator's state, so that two
+    /// seeds never share a stream; 0, which xorshift cannot leave, stands for a fixed
+    /// odd constant that no small seed reaches.
     pub fn new(seed: u64) -> Draw {
-        Draw(seed | 1)
+        Draw(if seed == 0 {
+            0x9e37_79b9_7f4a_7c15
+        } else {
+            seed
+        })
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -40,5 +46,15 @@ mod tests {
             assert!(x < 6);
         }
         assert_ne!(Draw::new(1).next_u64(), Draw::new(3).next_u64());
+    }
+
+    #[test]
+    fn neighbouring_seeds_draw_different_samples() {
+        for seed in 0..64u64 {
+            let (mut a, mut b) = (Draw::new(seed), Draw::new(seed + 1));
+            let first: Vec<usize> = (0..8).map(|_| a.below(1000)).collect();
+            let second: Vec<usize> = (0..8).map(|_| b.below(1000)).collect();
+            assert_ne!(first, second, "seeds {seed} and {}", seed + 1);
+        }
     }
 }
