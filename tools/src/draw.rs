@@ -7,9 +7,9 @@
 pub struct Draw(u64);
 
 impl Draw {
-    /// The stream of `seed`: the seed itself is the generator's state, so that two
-    /// seeds never share a stream; 0, which xorshift cannot leave, stands for a fixed
-    /// odd constant that no small seed reaches.
+    /// The stream of `seed`: the seed itself is the generator's first state, so that
+    /// no two seeds start the same stream, except 0, which xorshift cannot leave: it
+    /// stands for a fixed state above 2^63.
     pub fn new(seed: u64) -> Draw {
         Draw(if seed == 0 {
             0x9e37_79b9_7f4a_7c15
