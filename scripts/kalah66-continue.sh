@@ -20,6 +20,10 @@
 # workers a proof (default 1; with one proof, 2 fills this machine's two cores: they
 # share the database's pages, and each has its own table). Worker i's log is
 # results/proofs/6x6-<capture>.log for i = 1 and 6x6-<capture>.<i>.log above it.
+# COMMIT_EVERY: when set (1800, say), commit the proofs' results/ every COMMIT_EVERY
+# seconds while the workers run, and once more when they stop, so that a session that
+# ends or is interrupted keeps what was answered before its last snapshot (only those
+# paths go into each commit; nothing is committed when no record was added).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIMIT=${1:-9000}
@@ -32,6 +36,19 @@ CAPTURES=${CAPTURES:-empty standard}
 UNIT_SECONDS=${UNIT_SECONDS:-600}
 WORKERS=${WORKERS:-1}
 DB_DIR=${DB_DIR:-/tmp/kalah66-db}
+records=()
+for c in $CAPTURES; do
+    records+=("results/proofs/6x6-$c/results")
+done
+# Commit the proofs' records, if any was added since the last commit.
+snapshot() {
+    git add -- "${records[@]}"
+    if ! git diff --cached --quiet -- "${records[@]}"; then
+        git commit -q -m "results/proofs: the records of $(date -u +%H:%M) UTC ($1)" \
+            -- "${records[@]}"
+        git log --oneline -1
+    fi
+}
 pids=()
 for c in $CAPTURES; do
     db=()
@@ -49,9 +66,31 @@ for c in $CAPTURES; do
         pids+=($!)
     done
 done
+snapper=
+if [[ -n ${COMMIT_EVERY:-} ]]; then
+    # The TERM below lands in `wait` (sleep is not waited on in the foreground) or
+    # after a commit in progress has finished, never halfway through one; the sleep
+    # is ended with it, so that nothing is left holding the script's output open.
+    (
+        nap=
+        trap '[[ -z $nap ]] || kill "$nap" 2>/dev/null; exit 0' TERM
+        while true; do
+            sleep "$COMMIT_EVERY" &
+            nap=$!
+            wait "$nap"
+            snapshot "automatic snapshot, every $COMMIT_EVERY s" || true
+        done
+    ) &
+    snapper=$!
+fi
 for p in "${pids[@]}"; do
     wait "$p" || true
 done
+if [[ -n $snapper ]]; then
+    kill -TERM "$snapper" || true
+    wait "$snapper" || true
+    snapshot "the workers stopped"
+fi
 for c in $CAPTURES; do
     "$KALAH" prove results/proofs/6x6-$c --status
 done
