@@ -327,7 +327,8 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
                 root_beta,
                 open,
             } => progress.message(&format!(
-                "unit: leaf {} value >= {}?  (root: {}?, {open} open)  nodes {nodes}, {:.0}s",
+                "unit: leaf {} value >= {}?  (root: {}?, {open} open)  started at {:.0}s; \
+                 this worker so far: {units} answered, {nodes} nodes",
                 question.leaf,
                 question.beta,
                 root_question(proof, root_beta),
