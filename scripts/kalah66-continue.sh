@@ -45,8 +45,7 @@ snapshot() {
     git add -- "${records[@]}"
     if ! git diff --cached --quiet -- "${records[@]}"; then
         git commit -q -m "results/proofs: the records of $(date -u +%H:%M) UTC ($1)" \
-            -- "${records[@]}"
-        git log --oneline -1
+            -- "${records[@]}" && git log --oneline -1
     fi
 }
 pids=()
@@ -89,7 +88,9 @@ done
 if [[ -n $snapper ]]; then
     kill -TERM "$snapper" || true
     wait "$snapper" || true
-    snapshot "the workers stopped"
+    # A failed commit (no git identity, say) is reported, and the status still printed.
+    snapshot "the workers stopped" ||
+        echo "kalah66-continue.sh: the last snapshot failed; commit ${records[*]} by hand" >&2
 fi
 for c in $CAPTURES; do
     "$KALAH" prove results/proofs/6x6-$c --status
