@@ -92,11 +92,16 @@ impl Claims {
     }
 
     /// What the claim on `unit` says, if there is one. A claim file that cannot be read
-    /// as one (a worker killed between creating and writing it) counts as expired once it
-    /// is older than a lease.
+    /// as one (a worker killed between creating and writing it, or one still writing it)
+    /// counts as live until it is older than a lease, and expired after.
     pub fn read(&self, unit: &str) -> Option<ClaimInfo> {
-        let path = self.path(unit);
-        let bytes = match super::journal::read_regular(&path) {
+        self.read_at(&self.path(unit))
+    }
+
+    /// [`Claims::read`] of the claim file at `path`: the one rule by which every claim,
+    /// in place or just moved aside, is judged live or expired.
+    fn read_at(&self, path: &Path) -> Option<ClaimInfo> {
+        let bytes = match super::journal::read_regular(path) {
             Ok(b) => b,
             // Not a file a worker writes (a named pipe, a directory): expired, so that
             // the unit is retaken instead of waited on for ever.
@@ -110,7 +115,7 @@ impl Claims {
         };
         let text = String::from_utf8_lossy(&bytes);
         ClaimInfo::parse(&text).or_else(|| {
-            let age = fs::metadata(&path)
+            let age = fs::metadata(path)
                 .and_then(|m| m.modified())
                 .ok()
                 .and_then(|t| t.elapsed().ok())
@@ -134,17 +139,26 @@ impl Claims {
             None => return Ok(false),
             Some(_) => {}
         }
-        // Expired: move it out of the way; only one worker's rename of it succeeds.
+        self.retake(unit)
+    }
+
+    /// Take `unit` whose claim was just read as expired. Another worker may have retaken
+    /// it since the read: the claim is moved aside, judged again, and given back if live.
+    fn retake(&self, unit: &str) -> std::io::Result<bool> {
+        // Move it out of the way; only one worker's rename of it succeeds.
         let stale = self.dir.join(format!(".stale-{}-{unit}", self.worker));
         match fs::rename(self.path(unit), &stale) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(e) => return Err(e),
         }
-        let taken = super::journal::read_regular(&stale)
-            .ok()
-            .and_then(|b| ClaimInfo::parse(&String::from_utf8_lossy(&b)));
-        if taken.is_some_and(|c| c.expires >= now_secs()) {
+        // Judged by the same rule as the read above: a claim another worker created
+        // between that read and the rename may still be empty (created, not yet written),
+        // and an empty young claim is live, not stale.
+        if self
+            .read_at(&stale)
+            .is_some_and(|c| c.expires >= now_secs())
+        {
             // Another worker retook it between the read and the rename: give it back.
             if !self.path(unit).exists() {
                 fs::rename(&stale, self.path(unit))?;
@@ -264,5 +278,51 @@ mod tests {
         fs::create_dir(dir.path().join("u2")).unwrap();
         assert!(a.try_claim("u2").unwrap(), "nor is a directory");
         assert_eq!(a.read("u2").unwrap().worker, "a");
+    }
+
+    #[test]
+    fn a_claim_retaken_while_still_empty_is_given_back_not_removed() {
+        // b read the unit's claim as expired; before its rename, a retook the unit and
+        // has created its claim file but not yet written it.
+        let dir = tempfile::tempdir().unwrap();
+        let b = Claims::new(dir.path(), "b", Duration::from_secs(100));
+        fs::write(dir.path().join("u1"), "").unwrap();
+        assert!(!b.retake("u1").unwrap(), "a's claim is live");
+        assert_eq!(
+            fs::read(dir.path().join("u1")).unwrap(),
+            b"",
+            "and still a's"
+        );
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "nothing left aside"
+        );
+    }
+
+    #[test]
+    fn two_workers_retaking_one_expired_claim_at_once_give_it_to_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Claims::new(dir.path(), "a", Duration::from_secs(100));
+        let b = Claims::new(dir.path(), "b", Duration::from_secs(100));
+        let stale = ClaimInfo {
+            worker: "dead".into(),
+            expires: now_secs() - 1,
+        };
+        for round in 0..300 {
+            let unit = format!("u{round}");
+            fs::write(dir.path().join(&unit), stale.text()).unwrap();
+            let gate = std::sync::Barrier::new(2);
+            let take = |c: &Claims| {
+                gate.wait();
+                c.try_claim(&unit).unwrap()
+            };
+            let (x, y) = std::thread::scope(|s| {
+                let x = s.spawn(|| take(&a));
+                let y = s.spawn(|| take(&b));
+                (x.join().unwrap(), y.join().unwrap())
+            });
+            assert!(x != y, "round {round}: a took it {x}, b took it {y}");
+        }
     }
 }

@@ -554,8 +554,14 @@ impl Proof {
             });
             let t = Instant::now();
             let cpu = process_cpu_millis();
-            let (outcome, nodes) =
+            let ((outcome, nodes), lost) =
                 self.with_lease(&claims, &unit, opts.lease, || answer(&leaf, q.beta));
+            if lost {
+                events(Event::Warning(&format!(
+                    "the claim on unit {unit} passed to another worker while this one \
+                     searched it: the unit may have been searched twice"
+                )));
+            }
             let millis = u32::try_from(t.elapsed().as_millis()).unwrap_or(u32::MAX);
             let cpu_millis =
                 u32::try_from(process_cpu_millis().saturating_sub(cpu)).unwrap_or(u32::MAX);
@@ -601,24 +607,28 @@ impl Proof {
         }
     }
 
-    /// Run `f` while a helper thread keeps the claim on `unit` alive.
+    /// Run `f` while a helper thread keeps the claim on `unit` alive; also whether a
+    /// renewal found the claim another worker's (a race, or a lease outlived).
     fn with_lease<T>(
         &self,
         claims: &Claims,
         unit: &str,
         lease: Duration,
         f: impl FnOnce() -> T,
-    ) -> T {
+    ) -> (T, bool) {
         let stop = AtomicBool::new(false);
+        let lost = AtomicBool::new(false);
         let every = (lease / 4).max(Duration::from_millis(50));
-        std::thread::scope(|s| {
+        let out = std::thread::scope(|s| {
             s.spawn(|| {
                 let mut last = Instant::now();
                 while !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(20).min(every));
                     if last.elapsed() >= every {
                         // A failed renewal only risks a second worker on the unit.
-                        let _ = claims.renew(unit);
+                        if let Ok(false) = claims.renew(unit) {
+                            lost.store(true, Ordering::Relaxed);
+                        }
                         last = Instant::now();
                     }
                 }
@@ -626,7 +636,8 @@ impl Proof {
             let out = f();
             stop.store(true, Ordering::Relaxed);
             out
-        })
+        });
+        (out, lost.into_inner())
     }
 }
 
@@ -857,6 +868,45 @@ mod tests {
             assert!(summary.complete);
             assert_eq!(root, Interval::exact(expect), "Kalah({pits},{seeds})");
         }
+    }
+
+    #[test]
+    fn a_worker_whose_claim_passes_to_another_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let proof = Proof::create(dir.path(), manifest(4, 3, Capture::Standard, 1)).unwrap();
+        let mut solver = Solver::new(&proof.game, 16).unwrap();
+        let claims = dir.path().join(CLAIMS);
+        let mut warnings = Vec::new();
+        let opts = WorkOptions {
+            lease: Duration::from_millis(200),
+            max_units: Some(1),
+            ..opts()
+        };
+        proof
+            .work(
+                "w",
+                &opts,
+                &mut |leaf, beta| {
+                    // Another worker takes the unit over mid-search.
+                    let name = unit_name(&leaf.board, beta);
+                    std::fs::write(claims.join(name), "worker v\nexpires 99999999999\n").unwrap();
+                    std::thread::sleep(Duration::from_millis(150));
+                    answer(&mut solver, leaf, beta, 2, None)
+                },
+                &mut |_| None,
+                &mut |ev| {
+                    if let Event::Warning(w) = ev {
+                        warnings.push(w.to_string());
+                    }
+                },
+            )
+            .unwrap();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("passed to another worker")),
+            "{warnings:?}"
+        );
     }
 
     #[test]
