@@ -5,7 +5,7 @@ Usage: scripts/plot-values.py [CSV] [SVG]   (default results/values.csv results/
 
 Four panels, one per capture rule (columns) and end rule (rows); in each, the value of
 Kalah(m,n) (final margin, South minus North) against n, one line per pit count m. A case
-without a value (not solved, or Kalah(6,6)) leaves a gap in its line.
+without a value (not solved, or an open Kalah(6,6) case) leaves a gap in its line.
 """
 
 import csv
@@ -44,7 +44,7 @@ def main():
     add('<text x="%d" y="28" font-size="18" font-weight="bold">Value of Kalah(m,n): final margin '
         'South − North with perfect play</text>' % ML)
     add('<text x="%d" y="48" fill="#555">x: seeds per pit n; one line per pits a side m; a gap: '
-        'no value (Kalah(6,6) is open)</text>' % ML)
+        'no value (not solved, or open)</text>' % ML)
 
     for ci, cap in enumerate(CAPTURES):
         for ei, end in enumerate(ENDS):

@@ -175,15 +175,17 @@ values() {
     echo "with end rule \`either\`); **new** has no published value to compare with (no table of"
     echo "standard-capture values below Kalah(6,4), and none for the \`mover\` end rule, has been"
     echo "published); **not solved** was stopped at the time limit, and its value is not given."
-    echo "Kalah(6,6) is **open** here: its rows carry the bounds that the proofs in"
-    echo "\`results/proofs/\` have proved so far (\`kalah prove DIR --status\`; \`results/kalah66.md\`)"
-    echo "and the published figures, labelled as such (the rules text of the seeds: standard"
-    echo "capture at least +4, empty capture +2, Rawlings 2015)."
+    echo "Kalah(6,6) is not in the search's table: its \`either\` rows carry what the proofs in"
+    echo "\`results/proofs/\` have proved (the value once their bounds meet, the bounds before;"
+    echo "\`kalah prove DIR --status\`; \`results/kalah66.md\`) beside the published figures,"
+    echo "labelled as such (the rules text of the seeds: standard capture at least +4, empty"
+    echo "capture +2, Rawlings 2015); its \`mover\` rows are **open** (no proof has been run)."
     echo
     echo "![Value of Kalah(m,n) against n](values.svg)"
     echo
     echo "(\`scripts/plot-values.py results/values.csv results/values.svg\`: one panel per capture"
-    echo "and end rule, one line per pit count m; Kalah(6,6) is left out.)"
+    echo "and end rule, one line per pit count m; Kalah(6,6) is drawn where a proof gives its value,"
+    echo "its open cases are gaps.)"
     echo
     echo "- command: \`scripts/results.sh --only values --max-seconds $max --tt-mb $tt --threads $threads${reuse_flag}${boards:+ --boards \"$boards\"}\`:"
     echo "  one \`kalah $(values_args M N C E)\` per case"
