@@ -175,7 +175,7 @@ values() {
     echo "with end rule \`either\`); **new** has no published value to compare with (no table of"
     echo "standard-capture values below Kalah(6,4), and none for the \`mover\` end rule, has been"
     echo "published); **not solved** was stopped at the time limit, and its value is not given."
-    echo "Kalah(6,6) is not in the search's table: its \`either\` rows carry what the proofs in"
+    echo "Kalah(6,6) is not run by \`kalah solve\` here: its \`either\` rows carry what the proofs in"
     echo "\`results/proofs/\` have proved (the value once their bounds meet, the bounds before;"
     echo "\`kalah prove DIR --status\`; \`results/kalah66.md\`) beside the published figures,"
     echo "labelled as such (the rules text of the seeds: standard capture at least +4, empty"
