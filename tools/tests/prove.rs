@@ -275,3 +275,53 @@ fn units_stopped_at_their_budget_are_split_and_the_proof_still_reaches_the_value
         assert_eq!(out.status.code(), Some(2), "--unit-seconds {bad}");
     }
 }
+
+/// Run `kalah prove DIR` in the background; killed after `limit` if it has not ended
+/// (a worker that waits for ever): its status then, or `None` when it was killed.
+fn prove_within(dir: &Path, limit: Duration) -> Option<std::process::ExitStatus> {
+    let mut child = Command::new(KALAH)
+        .args(["prove", dir.to_str().unwrap(), "--quiet", "--threads", "1"])
+        .args(["--tt-mb", "16"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run kalah");
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if let Some(st) = child.try_wait().expect("wait") {
+            return Some(st);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn an_empty_claim_left_past_its_lease_does_not_stall_the_proof() {
+    // A worker killed between creating its claim on the first unit and writing it.
+    let (_tmp, d, out) = first_run(
+        &["--pits", "4", "--seeds", "3", "--depth", "2"],
+        &["--init"],
+    );
+    assert!(out.status.success());
+    assert_eq!(status(&d)["proved"], false);
+    // An empty claim ten minutes old on every question any leaf could be asked.
+    let proof = solver::proof::Proof::open(&d).unwrap();
+    let st = proof.load().unwrap();
+    let old = std::time::SystemTime::now() - Duration::from_secs(600);
+    for leaf in &st.tree.front.leaves {
+        for beta in -leaf.seeds..=leaf.seeds + 1 {
+            let name = solver::proof::dir::unit_name(&leaf.board, beta);
+            let f = std::fs::File::create(d.join("claims").join(name)).unwrap();
+            f.set_modified(old).unwrap();
+        }
+    }
+    let st = prove_within(&d, Duration::from_secs(60)).expect("the worker did not wait for ever");
+    assert!(st.success());
+    assert_eq!(
+        proved_value(&status(&d)),
+        solve(&["--pits", "4", "--seeds", "3"])
+    );
+}

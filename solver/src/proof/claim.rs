@@ -115,15 +115,25 @@ impl Claims {
         };
         let text = String::from_utf8_lossy(&bytes);
         ClaimInfo::parse(&text).or_else(|| {
+            // Its lease runs from the file's last change: one older than a lease has
+            // expired (`expires < now`) and is retaken, one younger is live.
             let age = fs::metadata(path)
                 .and_then(|m| m.modified())
                 .ok()
                 .and_then(|t| t.elapsed().ok())
                 .unwrap_or_default();
-            let left = self.lease.saturating_sub(age).as_secs();
+            let lease = self.lease.max(Duration::from_secs(1));
+            let now = now_secs();
+            let written = now.saturating_sub(age.as_secs());
+            let expires = if age >= lease {
+                // Expired: strictly before now, whatever the rounding of the seconds.
+                (written + lease.as_secs()).min(now.saturating_sub(1))
+            } else {
+                (written + lease.as_secs()).max(now)
+            };
             Some(ClaimInfo {
                 worker: "(unreadable claim)".to_string(),
-                expires: now_secs() + left,
+                expires,
             })
         })
     }
@@ -173,16 +183,33 @@ impl Claims {
 
     /// Create the claim file; `Ok(false)` when it exists.
     fn create(&self, unit: &str) -> std::io::Result<bool> {
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(self.path(unit))
-        {
-            Ok(mut f) => {
-                f.write_all(self.mine().text().as_bytes())?;
-                f.sync_data()?;
-                Ok(true)
-            }
+        let text = self.mine().text();
+        self.create_with(unit, |f| {
+            f.write_all(text.as_bytes())?;
+            f.sync_data()
+        })
+    }
+
+    /// Create the claim file and fill it with `write`. A claim whose write fails (a full
+    /// disk) is removed before the error is returned: left behind, it would hold its unit
+    /// for a lease with nobody working on it.
+    fn create_with(
+        &self,
+        unit: &str,
+        write: impl FnOnce(&mut fs::File) -> std::io::Result<()>,
+    ) -> std::io::Result<bool> {
+        let path = self.path(unit);
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut f) => match write(&mut f) {
+                Ok(()) => Ok(true),
+                Err(e) => {
+                    drop(f);
+                    // The write's error is the one to report; a claim that cannot be
+                    // removed either expires with its lease.
+                    let _ = fs::remove_file(&path);
+                    Err(e)
+                }
+            },
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
             Err(e) => Err(e),
         }
@@ -196,7 +223,10 @@ impl Claims {
             _ => return Ok(false),
         }
         let tmp = self.dir.join(format!(".renew-{}-{unit}", self.worker));
-        fs::write(&tmp, self.mine().text())?;
+        if let Err(e) = fs::write(&tmp, self.mine().text()) {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
         fs::rename(&tmp, self.path(unit))?;
         Ok(true)
     }
@@ -298,6 +328,48 @@ mod tests {
             1,
             "nothing left aside"
         );
+    }
+
+    /// Set the modification time of `path` to `secs` seconds ago.
+    fn age(path: &Path, secs: u64) {
+        let f = fs::File::options().write(true).open(path).unwrap();
+        f.set_modified(SystemTime::now() - Duration::from_secs(secs))
+            .unwrap();
+    }
+
+    #[test]
+    fn an_empty_claim_older_than_the_lease_is_retaken() {
+        // A worker killed between creating its claim and writing it.
+        let dir = tempfile::tempdir().unwrap();
+        let a = Claims::new(dir.path(), "a", Duration::from_secs(300));
+        let path = dir.path().join("u1");
+        fs::write(&path, "").unwrap();
+        assert!(!a.try_claim("u1").unwrap(), "a young empty claim is live");
+        age(&path, 600);
+        assert!(a.read("u1").unwrap().expires < now_secs());
+        assert!(a.try_claim("u1").unwrap(), "an old one has expired");
+        assert_eq!(a.read("u1").unwrap().worker, "a");
+        // Just past the lease, and just inside it.
+        fs::write(dir.path().join("u2"), "").unwrap();
+        age(&dir.path().join("u2"), 301);
+        assert!(a.try_claim("u2").unwrap());
+        fs::write(dir.path().join("u3"), "garbage").unwrap();
+        age(&dir.path().join("u3"), 290);
+        assert!(!a.try_claim("u3").unwrap());
+    }
+
+    #[test]
+    fn a_claim_whose_write_fails_is_not_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Claims::new(dir.path(), "a", Duration::from_secs(300));
+        let e = a
+            .create_with("u1", |_| {
+                Err(std::io::Error::other("no space left on device"))
+            })
+            .unwrap_err();
+        assert_eq!(e.to_string(), "no space left on device");
+        assert!(!dir.path().join("u1").exists(), "no empty claim left");
+        assert!(a.try_claim("u1").unwrap(), "the unit is free");
     }
 
     #[test]

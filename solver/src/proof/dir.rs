@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::claim::{now_secs, Claims};
+use super::claim::{now_secs, ClaimInfo, Claims};
 use super::journal::{self, Journal, JournalError, Kind, Record};
 use super::tree::{FrontEnd, Interval, Knowledge, Leaf, Question, Target};
 use super::{process_cpu_millis, Outcome};
@@ -526,8 +526,14 @@ impl Proof {
                 if !opts.wait {
                     return Ok(summary);
                 }
+                let first = qs.first().map(|q| {
+                    let unit = unit_name(&front.leaves[q.leaf as usize].board, q.beta);
+                    let claim = claims.read(&unit);
+                    (claims_dir.join(unit), claim)
+                });
                 events(Event::Waiting {
                     in_flight: qs.len(),
+                    first,
                 });
                 std::thread::sleep(opts.poll);
                 continue;
@@ -706,6 +712,10 @@ pub enum Event<'a> {
     /// Every open unit is claimed by another worker.
     Waiting {
         in_flight: usize,
+        /// The claim file of the first open unit and what it says (`None` when it is
+        /// gone by the time it is read), so that an operator can see whom the proof
+        /// waits on and until when.
+        first: Option<(PathBuf, Option<ClaimInfo>)>,
     },
     Warning(&'a str),
 }

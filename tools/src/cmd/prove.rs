@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde_json::json;
 use solver::notation::MoveText;
+use solver::proof::claim::{now_secs, ClaimInfo};
 use solver::proof::{self, Event, Interval, Manifest, Proof, Question, State, WorkOptions};
 use solver::{Engine, Method, Position, Rules, Solver};
 
@@ -306,6 +307,7 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     progress.line(&format!("worker {worker}"));
     let mut nodes = 0u64;
     let mut units = 0u64;
+    let mut waited_last = None;
     // Each board's shallow value, once a process: the front end's move order.
     let solver = std::cell::RefCell::new(solver);
     let mut shallow = std::collections::HashMap::new();
@@ -366,9 +368,22 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
                     question.leaf, question.beta,
                 ));
             }
-            Event::Waiting { in_flight } => progress.message(&format!(
-                "waiting: the {in_flight} open units are claimed by other workers"
-            )),
+            Event::Waiting { in_flight, first } => {
+                // A line (kept in a log) each time the claim waited on changes hands;
+                // the spinner's message otherwise.
+                let who = first
+                    .as_ref()
+                    .map(|(p, c)| (p.clone(), c.as_ref().map(|c| c.worker.clone())));
+                let text = format!(
+                    "waiting: the {in_flight} open units are claimed by other workers{}",
+                    first.map_or(String::new(), |(path, claim)| waited_on(&path, claim))
+                );
+                if who != waited_last {
+                    progress.line(&text);
+                    waited_last = who;
+                }
+                progress.message(&text);
+            }
             Event::Warning(w) => {
                 progress.finish();
                 eprintln!("warning: {w}");
@@ -671,4 +686,18 @@ fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+/// The claim a waiting worker names: its file, its worker and when its lease ends.
+fn waited_on(path: &std::path::Path, claim: Option<ClaimInfo>) -> String {
+    let Some(c) = claim else {
+        return format!("; the first, {}, was just released", path.display());
+    };
+    let now = now_secs();
+    let when = if c.expires >= now {
+        format!("its lease ends in {} s", c.expires - now)
+    } else {
+        format!("its lease ended {} s ago", now - c.expires)
+    };
+    format!("; the first, {}, by {}: {when}", path.display(), c.worker)
 }
