@@ -24,6 +24,10 @@
 # seconds while the workers run, and once more when they stop, so that a session that
 # ends or is interrupted keeps what was answered before its last snapshot (only those
 # paths go into each commit; nothing is committed when no record was added).
+# SECOND: when set (to 1), the workers give the proofs' needed units their second answers
+# (kalah prove --second-answers, into results/proofs/6x6-<capture>/check/; results/
+# kalah66.md, "Second answers") instead of working on the proofs; their logs are
+# 6x6-<capture>.second.log and so on. THREADS: search threads a worker (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LIMIT=${1:-9000}
@@ -35,10 +39,22 @@ fi
 CAPTURES=${CAPTURES:-empty standard}
 UNIT_SECONDS=${UNIT_SECONDS:-600}
 WORKERS=${WORKERS:-1}
+THREADS=${THREADS:-1}
 DB_DIR=${DB_DIR:-/tmp/kalah66-db}
+mode=(--worker)
+kind=
+if [[ -n ${SECOND:-} ]]; then
+    mode=(--second-answers)
+    kind=.second
+fi
 records=()
 for c in $CAPTURES; do
-    records+=("results/proofs/6x6-$c/results")
+    if [[ -n $kind ]]; then
+        mkdir -p "results/proofs/6x6-$c/check/results"
+        records+=("results/proofs/6x6-$c/check/results")
+    else
+        records+=("results/proofs/6x6-$c/results")
+    fi
 done
 # Commit the proofs' records, if any was added since the last commit.
 snapshot() {
@@ -58,10 +74,11 @@ for c in $CAPTURES; do
     fi
     dir=results/proofs/6x6-$c
     for ((i = 1; i <= WORKERS; i++)); do
-        log=$dir.log
-        ((i == 1)) || log=$dir.$i.log
-        timeout --signal=KILL "$LIMIT" nice -n 19 "$KALAH" prove "$dir" --worker --threads 1 \
-            --tt-mb "$TT_MB" --unit-seconds "$UNIT_SECONDS" "${db[@]}" 2>"$log" &
+        log=$dir$kind.log
+        ((i == 1)) || log=$dir$kind.$i.log
+        timeout --signal=KILL "$LIMIT" nice -n 19 "$KALAH" prove "$dir" "${mode[@]}" \
+            --threads "$THREADS" --tt-mb "$TT_MB" --unit-seconds "$UNIT_SECONDS" "${db[@]}" \
+            2>"$log" &
         pids+=($!)
     done
 done

@@ -313,7 +313,7 @@ fn an_empty_claim_left_past_its_lease_does_not_stall_the_proof() {
     let old = std::time::SystemTime::now() - Duration::from_secs(600);
     for leaf in &st.tree.front.leaves {
         for beta in -leaf.seeds..=leaf.seeds + 1 {
-            let name = solver::proof::dir::unit_name(&leaf.board, beta);
+            let name = solver::proof::unit_name(&leaf.board, beta);
             let f = std::fs::File::create(d.join("claims").join(name)).unwrap();
             f.set_modified(old).unwrap();
         }

@@ -12,127 +12,22 @@
 //! committed or moved to another machine goes on where it stopped.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use xxhash_rust::xxh3::xxh3_64;
-
-use super::claim::{now_secs, ClaimInfo, Claims};
-use super::journal::{self, Journal, JournalError, Kind, Record};
-use super::tree::{FrontEnd, Interval, Knowledge, Leaf, Question, Target};
-use super::{process_cpu_millis, Outcome};
+use super::claim::Claims;
+use super::journal::{self, JournalError, Kind, Record};
+use super::manifest::{Manifest, MANIFEST, MAX_DEPTH};
+use super::tree::{FrontEnd, Interval, Knowledge, Leaf, Target};
+use super::worker::{self, Desk, Event, Next, Pending, Serves, WorkOptions, WorkSummary};
+use super::Outcome;
 use crate::board::Board;
 use crate::game::Game;
 use crate::position::Position;
-use crate::rules::{Rules, RulesBuilder};
 
-/// The manifest's first line: the directory format and its version.
-const HEADER: &str = "kalah-proof 1";
-const MANIFEST: &str = "proof.txt";
 const RESULTS: &str = "results";
 const CLAIMS: &str = "claims";
-
-/// What a proof is about: fixed when the directory is created.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Manifest {
-    pub rules: Rules,
-    pub position: Position,
-    /// Plies of the front end.
-    pub depth: u32,
-    /// The first guess of the root's MTD(f), a future net gain of the root's side to move.
-    pub guess: i32,
-}
-
-impl Manifest {
-    /// The manifest as written in `proof.txt`, one `key value` a line.
-    pub fn text(&self) -> String {
-        let r = &self.rules;
-        let mut s = String::new();
-        // Writing to a String cannot fail.
-        let _ = write!(
-            s,
-            "{HEADER}\n# {r}\npits {}\nseeds {}\ncapture {}\nsowing {}\ndirection {}\n\
-             opp-store {}\nend {}\nremaining {}\nposition {}\ndepth {}\nguess {}\n",
-            r.pits(),
-            r.seeds(),
-            r.capture,
-            r.sowing,
-            r.direction,
-            r.opp_store,
-            r.end,
-            r.remaining,
-            self.position,
-            self.depth,
-            self.guess
-        );
-        s
-    }
-
-    pub fn parse(text: &str) -> Result<Manifest, String> {
-        let mut lines = text.lines();
-        if lines.next() != Some(HEADER) {
-            return Err(format!("the first line is not '{HEADER}'"));
-        }
-        let mut b = RulesBuilder::new(0, 0);
-        let (mut position, mut depth, mut guess) = (None, None, None);
-        let mut seen = HashSet::new();
-        for line in lines {
-            if line.starts_with('#') || line.trim().is_empty() {
-                continue;
-            }
-            let (k, v) = line
-                .split_once(' ')
-                .ok_or_else(|| format!("'{line}' is not 'key value'"))?;
-            if !seen.insert(k.to_string()) {
-                return Err(format!("'{k}' is given twice"));
-            }
-            let bad = |e: &dyn std::fmt::Display| format!("{k}: {e}");
-            match k {
-                "pits" => b.pits = v.parse().map_err(|e| bad(&e))?,
-                "seeds" => b.seeds = v.parse().map_err(|e| bad(&e))?,
-                "capture" => b.capture = Some(v.parse().map_err(|e| bad(&e))?),
-                "sowing" => b.sowing = v.parse().map_err(|e| bad(&e))?,
-                "direction" => b.direction = v.parse().map_err(|e| bad(&e))?,
-                "opp-store" => b.opp_store = v.parse().map_err(|e| bad(&e))?,
-                "end" => b.end = v.parse().map_err(|e| bad(&e))?,
-                "remaining" => b.remaining = v.parse().map_err(|e| bad(&e))?,
-                "position" => position = Some(Position::from_str(v).map_err(|e| bad(&e))?),
-                "depth" => depth = Some(v.parse::<u32>().map_err(|e| bad(&e))?),
-                "guess" => guess = Some(v.parse::<i32>().map_err(|e| bad(&e))?),
-                _ => return Err(format!("unknown key '{k}'")),
-            }
-        }
-        let rules = b.build().map_err(|e| e.to_string())?;
-        let position = position.ok_or("no position")?;
-        position.check_size(&rules).map_err(|e| e.to_string())?;
-        let depth = depth.ok_or("no depth")?;
-        if depth > MAX_DEPTH {
-            return Err(format!("depth {depth} is more than {MAX_DEPTH}"));
-        }
-        Ok(Manifest {
-            rules,
-            position,
-            depth,
-            guess: guess.ok_or("no guess")?,
-        })
-    }
-
-    /// The proof's identity, stamped on every record: a result of another proof (other
-    /// rules, root or front end) is never read as one of this one.
-    pub fn id(&self) -> u64 {
-        xxh3_64(self.text().as_bytes())
-    }
-}
-
-/// The deepest front end accepted at creation: each ply multiplies the tree by up to the
-/// pits a side, and every process holds the whole tree (Kalah(6,6) at depth 8: 217,217
-/// interior nodes and 943,597 leaves, 0.2 GB). Splits deepen it only where a unit was too
-/// large.
-pub const MAX_DEPTH: u32 = 8;
 
 /// Why a proof directory cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -148,6 +43,8 @@ pub enum ProofError {
     Manifest { path: PathBuf, reason: String },
     #[error("{0}")]
     Refused(String),
+    #[error("a unit's search could not start: {0}")]
+    Search(String),
     #[error(
         "the results contradict each other on board {board}: value >= {lo} and value <= {hi} \
          (last read from {}); a search or the files are wrong",
@@ -202,6 +99,11 @@ pub struct State {
     pub know: Knowledge,
     /// Every record read, file by file.
     pub records: Vec<Record>,
+    /// Where each of `records` was read: an index into `paths` and the record's index in
+    /// its file.
+    pub origins: Vec<(usize, usize)>,
+    /// The results files read, in the order read (by name).
+    pub paths: Vec<PathBuf>,
     /// The distinct questions answered, by board and `beta`: each unit counts once,
     /// however many workers answered it.
     pub answered: HashSet<(u128, i32)>,
@@ -373,9 +275,11 @@ impl Proof {
             cpu_millis: 0,
             warnings,
             files: files.len(),
+            origins: Vec::new(),
+            paths: files.clone(),
         };
-        for (path, records) in read {
-            for r in records {
+        for (file, (path, records)) in read.into_iter().enumerate() {
+            for (index, r) in records.into_iter().enumerate() {
                 let Some(places) = tree.places.get(&r.board_key) else {
                     return Err(ProofError::UnknownBoard {
                         board: self.position_of(&Board::from_key(r.board_key)),
@@ -405,6 +309,7 @@ impl Proof {
                 st.millis += u64::from(r.millis);
                 st.cpu_millis += u64::from(r.cpu_millis);
                 st.records.push(r);
+                st.origins.push((file, index));
             }
         }
         // What a split board's answers proved and what its moves prove must meet.
@@ -424,21 +329,7 @@ impl Proof {
     /// limits. (Whether its board is in the front end is known once every file's splits
     /// are read.)
     fn check_record(&self, r: &Record) -> Result<(), String> {
-        if r.proof_id != self.id {
-            return Err(format!(
-                "it belongs to another proof (id {:016x}, this one is {:016x})",
-                r.proof_id, self.id
-            ));
-        }
-        let board = Board::from_key(r.board_key);
-        let seeds = board.seeds() as i32;
-        let (beta, res) = (i32::from(r.beta), i32::from(r.result));
-        if beta.abs() > seeds + 1 || res.abs() > seeds {
-            return Err(format!(
-                "question {beta} or answer {res} outside the {seeds} seeds of its board"
-            ));
-        }
-        Ok(())
+        record_fits(r, self.id)
     }
 
     /// A board as a position string (stores empty, its mover as South).
@@ -463,10 +354,10 @@ impl Proof {
         }
     }
 
-    /// Work on the proof until its root is exact, or until `opts` says stop. `answer`
-    /// settles one leaf question (see [`super::answer`]) and returns the fail-soft bound
-    /// and the nodes searched; `guess` orders the front end's moves (see
-    /// [`FrontEnd::questions`]); `events` hears of each unit.
+    /// Work on the proof until its root is exact, or until `opts` says stop (see
+    /// [`worker::drive`]). `answer` settles one leaf question (see [`super::answer`]) and
+    /// returns the fail-soft bound and the nodes searched; `guess` orders the front end's
+    /// moves (see [`FrontEnd::questions`]); `events` hears of each unit.
     ///
     /// A unit that `answer` reports [`Outcome::Stopped`] (its search ran past a budget)
     /// is recorded as a split: its board's moves become the units, and the search goes on
@@ -475,284 +366,78 @@ impl Proof {
         &self,
         worker: &str,
         opts: &WorkOptions,
-        answer: &mut dyn FnMut(&Leaf, i32) -> (Outcome, u64),
+        answer: &mut dyn FnMut(&Leaf, i32) -> Result<(Outcome, u64), ProofError>,
         guess: &mut dyn FnMut(&Board) -> Option<i32>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<WorkSummary, ProofError> {
-        let claims = self.claims(worker, opts.lease);
-        let claims_dir = self.dir.join(CLAIMS);
-        let journal_path = self
-            .results_dir()
-            .join(format!("{worker}.{}", journal::EXTENSION));
-        let mut journal: Option<Journal> = None;
-        let mut summary = WorkSummary::default();
-        let mut warned = HashSet::new();
-        loop {
-            let st = self.load()?;
-            for w in &st.warnings {
-                if warned.insert(w.clone()) {
-                    events(Event::Warning(w));
-                }
-            }
-            let front = &st.tree.front;
-            let root = front.interval(front.root, &st.know);
-            let Some(beta) = FrontEnd::root_beta(root, self.manifest.guess) else {
-                summary.complete = true;
-                // Claims left by killed workers on answered units.
-                for (unit, _) in claims.all().map_err(io(&claims_dir))? {
-                    claims.clear(&unit);
-                }
-                return Ok(summary);
-            };
-            if opts.max_units.is_some_and(|m| summary.units >= m) {
-                return Ok(summary);
-            }
-            let qs = front.questions(beta, &st.know, guess);
-            // The first open question that nobody holds: the list is in alpha-beta's
-            // order, and is recomputed after every unit, so a lone worker searches the
-            // front end as alpha-beta would and several share out its open questions.
-            let mut took = None;
-            for &q in &qs {
-                let leaf = front.leaves[q.leaf as usize];
-                if claims
-                    .try_claim(&unit_name(&leaf.board, q.beta))
-                    .map_err(io(&claims_dir))?
-                {
-                    took = Some((q, leaf));
-                    break;
-                }
-            }
-            let Some((q, leaf)) = took else {
-                if !opts.wait {
-                    return Ok(summary);
-                }
-                let first = qs.first().map(|q| {
-                    let unit = unit_name(&front.leaves[q.leaf as usize].board, q.beta);
-                    let claim = claims.read(&unit);
-                    (claims_dir.join(unit), claim)
-                });
-                events(Event::Waiting {
-                    in_flight: qs.len(),
-                    first,
-                });
-                std::thread::sleep(opts.poll);
-                continue;
-            };
-            let unit = unit_name(&leaf.board, q.beta);
-            // Answered or split between the read above and the claim?
-            let now = self.load()?;
-            // (A board can be a leaf on one path and an interior node on a shorter one:
-            // the question stands while it is a leaf anywhere.)
-            let open = now.tree.places.get(&leaf.board.key()).is_some_and(|at| {
-                at.iter().any(|&t| match t {
-                    Target::Leaf(i) => !now.know.leaves[i].decides(q.beta),
-                    _ => false,
-                })
-            });
-            if !open {
-                claims.release(&unit).map_err(io(&claims_dir))?;
-                continue;
-            }
-            events(Event::Start {
+        let results = self.results_dir();
+        let claims = self.dir.join(CLAIMS);
+        let desk = Desk {
+            results: &results,
+            claims: &claims,
+            id: self.id,
+        };
+        worker::drive(
+            worker,
+            &desk,
+            opts,
+            &mut || self.next(guess),
+            answer,
+            events,
+        )
+    }
+
+    /// The open questions of the root's next MTD(f) test, in the front end's order.
+    fn next(&self, guess: &mut dyn FnMut(&Board) -> Option<i32>) -> Result<Next, ProofError> {
+        let st = self.load()?;
+        let front = &st.tree.front;
+        let root = front.interval(front.root, &st.know);
+        let Some(beta) = FrontEnd::root_beta(root, self.manifest.guess) else {
+            return Ok(Next::Done);
+        };
+        let pending = front
+            .questions(beta, &st.know, guess)
+            .into_iter()
+            .map(|q| Pending {
+                leaf: front.leaves[q.leaf as usize],
                 question: q,
-                root_beta: beta,
-                open: qs.len(),
-            });
-            let t = Instant::now();
-            let cpu = process_cpu_millis();
-            let ((outcome, nodes), lost) =
-                self.with_lease(&claims, &unit, opts.lease, || answer(&leaf, q.beta));
-            if lost {
-                events(Event::Warning(&format!(
-                    "the claim on unit {unit} passed to another worker while this one \
-                     searched it: the unit may have been searched twice"
-                )));
-            }
-            let millis = u32::try_from(t.elapsed().as_millis()).unwrap_or(u32::MAX);
-            let cpu_millis =
-                u32::try_from(process_cpu_millis().saturating_sub(cpu)).unwrap_or(u32::MAX);
-            let (kind, result) = match outcome {
-                Outcome::Bound(r) => (Kind::Answer, r),
-                Outcome::Stopped => (Kind::Split, 0),
-            };
-            let record = Record {
-                kind,
-                proof_id: self.id,
-                board_key: leaf.board.key(),
-                beta: to_i16(q.beta),
-                result: to_i16(result),
-                millis,
-                nodes,
-                threads: opts.threads,
-                cpu_millis,
-            };
-            let j = match &mut journal {
-                Some(j) => j,
-                None => journal.insert(Journal::create(&journal_path).map_err(io(&journal_path))?),
-            };
-            j.append(&record).map_err(io(&journal_path))?;
-            claims.release(&unit).map_err(io(&claims_dir))?;
-            summary.nodes += nodes;
-            let seconds = f64::from(millis) / 1000.0;
-            if kind == Kind::Split {
-                summary.splits += 1;
-                events(Event::Split {
-                    question: q,
-                    nodes,
-                    seconds,
-                });
-            } else {
-                summary.units += 1;
-                events(Event::Done {
-                    question: q,
-                    result,
-                    nodes,
-                    seconds,
-                });
-            }
-        }
-    }
-
-    /// Run `f` while a helper thread keeps the claim on `unit` alive; also whether a
-    /// renewal found the claim another worker's (a race, or a lease outlived).
-    fn with_lease<T>(
-        &self,
-        claims: &Claims,
-        unit: &str,
-        lease: Duration,
-        f: impl FnOnce() -> T,
-    ) -> (T, bool) {
-        let stop = AtomicBool::new(false);
-        let lost = AtomicBool::new(false);
-        let every = (lease / 4).max(Duration::from_millis(50));
-        let out = std::thread::scope(|s| {
-            s.spawn(|| {
-                let mut last = Instant::now();
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(20).min(every));
-                    if last.elapsed() >= every {
-                        // A failed renewal only risks a second worker on the unit.
-                        if let Ok(false) = claims.renew(unit) {
-                            lost.store(true, Ordering::Relaxed);
-                        }
-                        last = Instant::now();
-                    }
-                }
-            });
-            let out = f();
-            stop.store(true, Ordering::Relaxed);
-            out
-        });
-        (out, lost.into_inner())
-    }
-}
-
-/// Values and bounds fit in i16: a board holds at most 255 seeds.
-fn to_i16(v: i32) -> i16 {
-    // Invariant: |v| <= seeds + 1 <= 256.
-    i16::try_from(v).expect("a value within a board's seeds")
-}
-
-/// The claim file name of a unit, "is `board`'s value at least `beta`?": the board's key
-/// in hexadecimal and `b<beta>`. Boards, not leaf numbers, name units: a split renumbers
-/// the leaves, and workers that have read different splits must still agree on names.
-pub fn unit_name(board: &Board, beta: i32) -> String {
-    format!("{:032x}b{beta}", board.key())
-}
-
-/// How [`Proof::work`] runs.
-#[derive(Clone, Debug)]
-pub struct WorkOptions {
-    /// How long a claim lives without renewal (renewed every quarter of it).
-    pub lease: Duration,
-    /// How long to sleep while every open unit is claimed by others.
-    pub poll: Duration,
-    /// Stop after this many units (for measurements).
-    pub max_units: Option<u64>,
-    /// Wait for units claimed by others (to retake them if their worker dies) instead of
-    /// returning when none is free.
-    pub wait: bool,
-    /// Search threads, recorded with each result.
-    pub threads: u32,
-}
-
-/// What one call of [`Proof::work`] did.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct WorkSummary {
-    pub units: u64,
-    /// Units stopped at the budget and split.
-    pub splits: u64,
-    pub nodes: u64,
-    /// The root is exact.
-    pub complete: bool,
-}
-
-/// What [`Proof::work`] reports as it goes.
-#[derive(Debug)]
-pub enum Event<'a> {
-    Start {
-        question: Question,
-        /// The root question it serves: "root gain >= root_beta?".
-        root_beta: i32,
-        /// Open questions of that root question, this one included.
-        open: usize,
-    },
-    Done {
-        question: Question,
-        result: i32,
-        nodes: u64,
-        seconds: f64,
-    },
-    /// A unit's search ran past the budget: stopped, and its board split.
-    Split {
-        question: Question,
-        nodes: u64,
-        seconds: f64,
-    },
-    /// Every open unit is claimed by another worker.
-    Waiting {
-        in_flight: usize,
-        /// The claim file of the first open unit and what it says (`None` when it is
-        /// gone by the time it is read), so that an operator can see whom the proof
-        /// waits on and until when.
-        first: Option<(PathBuf, Option<ClaimInfo>)>,
-    },
-    Warning(&'a str),
-}
-
-/// A worker's name: host, process and start time, unique across machines sharing a
-/// directory (it names the worker's results file and its claims).
-pub fn worker_id() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "host".into());
-    let host: String = host
-        .trim()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' {
-                c
-            } else {
-                '_'
-            }
+                serves: Serves::Root { beta },
+            })
+            .collect();
+        Ok(Next::Open {
+            pending,
+            warnings: st.warnings,
         })
-        .collect();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!(
-        "{host}-{}-{:x}{:08x}",
-        std::process::id(),
-        now_secs(),
-        nanos
-    )
+    }
+}
+
+/// Whether `r` can be a record stamped `id`: its id, and a question and answer within its
+/// board's limits.
+pub(super) fn record_fits(r: &Record, id: u64) -> Result<(), String> {
+    if r.proof_id != id {
+        return Err(format!(
+            "it belongs to another proof (id {:016x}, this one is {:016x})",
+            r.proof_id, id
+        ));
+    }
+    let board = Board::from_key(r.board_key);
+    let seeds = board.seeds() as i32;
+    let (beta, res) = (i32::from(r.beta), i32::from(r.result));
+    if beta.abs() > seeds + 1 || res.abs() > seeds {
+        return Err(format!(
+            "question {beta} or answer {res} outside the {seeds} seeds of its board"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proof::journal::Journal;
+    use crate::proof::worker::unit_name;
     use crate::proof::{answer, Outcome};
+    use crate::rules::RulesBuilder;
     use crate::search::Solver;
     use crate::Capture;
 
@@ -790,9 +475,9 @@ mod tests {
                 &mut |leaf, beta| {
                     calls += 1;
                     if stop(calls, leaf) {
-                        return (Outcome::Stopped, 1);
+                        return Ok((Outcome::Stopped, 1));
                     }
-                    answer(&mut solver, leaf, beta, 2, None)
+                    Ok(answer(&mut solver, leaf, beta, 2, None))
                 },
                 &mut |_| None,
                 &mut |_| {},
@@ -901,7 +586,7 @@ mod tests {
                     let name = unit_name(&leaf.board, beta);
                     std::fs::write(claims.join(name), "worker v\nexpires 99999999999\n").unwrap();
                     std::thread::sleep(Duration::from_millis(150));
-                    answer(&mut solver, leaf, beta, 2, None)
+                    Ok(answer(&mut solver, leaf, beta, 2, None))
                 },
                 &mut |_| None,
                 &mut |ev| {

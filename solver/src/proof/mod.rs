@@ -10,16 +10,22 @@
 //! minimax ([`dir::Proof::load`]), so the root's value is exact when its bounds meet, and
 //! a proof killed at any instant loses at most the units in flight.
 
+pub mod check;
 pub mod claim;
 pub mod dir;
 pub mod estimate;
 pub mod journal;
+pub mod manifest;
+pub mod needed;
 pub mod tree;
+pub mod worker;
 
-pub use dir::{
-    worker_id, Event, Expanded, Manifest, Proof, ProofError, State, WorkOptions, WorkSummary,
-};
+pub use check::{Check, CheckState, Verdict};
+pub use dir::{Expanded, Proof, ProofError, State};
+pub use manifest::Manifest;
+pub use needed::NeededUnit;
 pub use tree::{FrontEnd, Interval, Knowledge, Leaf, Question};
+pub use worker::{unit_name, worker_id, Event, Serves, WorkOptions, WorkSummary};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

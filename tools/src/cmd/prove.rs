@@ -9,11 +9,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod second;
+
 use clap::Args;
 use serde_json::json;
 use solver::notation::MoveText;
 use solver::proof::claim::{now_secs, ClaimInfo};
-use solver::proof::{self, Event, Interval, Manifest, Proof, Question, State, WorkOptions};
+use solver::proof::{self, Event, Interval, Manifest, Proof, Question, Serves, State, WorkOptions};
 use solver::{Engine, Method, Position, Rules, Solver};
 
 use crate::args::{resolve, PositionArg, RulesArgs};
@@ -75,8 +77,14 @@ pub struct ProveArgs {
     #[arg(long, conflicts_with_all = ["status", "check"])]
     pub worker: bool,
     /// Print what is proved so far and the work done and left; changes nothing
-    #[arg(long, conflicts_with = "check")]
+    #[arg(long, conflicts_with_all = ["check", "second_answers"])]
     pub status: bool,
+    /// Answer every needed unit of the proof (the answers its proved bounds rest on) a
+    /// second time, each search with a fresh transposition table, into DIR/check/; as
+    /// resumable and shareable as --worker. Give it another search configuration than the
+    /// proof's (--threads, --tt-mb, --db levels)
+    #[arg(long, conflicts_with_all = ["worker", "check", "init"])]
+    pub second_answers: bool,
     /// Re-derive the root from the stored results and re-solve a random sample of units
     #[arg(long)]
     pub check: bool,
@@ -115,7 +123,7 @@ pub fn run(a: &ProveArgs) -> Result<(), CliError> {
     if let Some(dir) = &a.search.db {
         solve::check_db_dir(dir)?;
     }
-    let proof = if a.status || a.check || a.worker {
+    let proof = if a.status || a.check || a.worker || a.second_answers {
         open_matching(a)?
     } else {
         match Proof::open(&a.dir) {
@@ -134,6 +142,11 @@ pub fn run(a: &ProveArgs) -> Result<(), CliError> {
     }
     if a.check {
         return check(a, &proof);
+    }
+    if a.second_answers {
+        let done = second_answers(a, &proof)?;
+        let st = proof.load()?;
+        return report(a, &proof, &st, Some(done));
     }
     let done = work(a, &proof)?;
     let st = proof.load()?;
@@ -288,26 +301,17 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     let progress = Progress::new(a.quiet, &format!("proof {}", a.dir.display()));
     let back = backing(proof, &a.search, &progress)?;
     let cancel = Arc::new(AtomicBool::new(false));
-    let budget = (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds));
+    let budget = unit_budget(a);
     let solver = progress.watch(solver_for(
         proof,
         &back,
         &a.search,
         budget.map(|_| Arc::clone(&cancel)),
     )?);
-    let opts = WorkOptions {
-        lease: Duration::from_secs(a.lease),
-        poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),
-        max_units: a.max_units,
-        wait: true,
-        threads: a.search.threads as u32,
-    };
+    let opts = work_options(a);
     let id_depth = a.search.max_depth;
-    let start = Instant::now();
     progress.line(&format!("worker {worker}"));
-    let mut nodes = 0u64;
-    let mut units = 0u64;
-    let mut waited_last = None;
+    let mut log = Log::new(proof, &progress);
     // Each board's shallow value, once a process: the front end's move order.
     let solver = std::cell::RefCell::new(solver);
     let mut shallow = std::collections::HashMap::new();
@@ -316,25 +320,111 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
         &opts,
         &mut |leaf, beta| {
             let budget = budget.map(|b| (b, &*cancel));
-            proof::answer(&mut solver.borrow_mut(), leaf, beta, id_depth, budget)
+            Ok(proof::answer(
+                &mut solver.borrow_mut(),
+                leaf,
+                beta,
+                id_depth,
+                budget,
+            ))
         },
         &mut |board| {
             *shallow
                 .entry(board.key())
                 .or_insert_with(|| proof::shallow_value(&mut solver.borrow_mut(), board, id_depth))
         },
-        &mut |ev| match ev {
+        &mut |ev| log.event(ev),
+    )?;
+    progress.finish();
+    Ok(summary)
+}
+
+/// `--second-answers`: answer every needed unit of the proof again, each search with a
+/// transposition table of its own, allocated for it and dropped after it, so that
+/// nothing passes from one unit, or from a stopped search, to another.
+fn second_answers(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
+    let worker = proof::worker_id();
+    let progress = Progress::new(a.quiet, &format!("second answers {}", a.dir.display()));
+    let back = backing(proof, &a.search, &progress)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let budget = unit_budget(a);
+    let opts = work_options(a);
+    let id_depth = a.search.max_depth;
+    progress.line(&format!("second-answer worker {worker}"));
+    let mut log = Log::new(proof, &progress);
+    let check = proof::Check::new(proof);
+    let summary = check.work(
+        &worker,
+        &opts,
+        &mut |leaf, beta| {
+            let flag = budget.map(|_| Arc::clone(&cancel));
+            let fresh = solver_for(proof, &back, &a.search, flag)
+                .map_err(|e| proof::ProofError::Search(e.to_string()))?;
+            let mut fresh = progress.watch(fresh);
+            let budget = budget.map(|b| (b, &*cancel));
+            Ok(proof::answer(&mut fresh, leaf, beta, id_depth, budget))
+        },
+        &mut |ev| log.event(ev),
+    )?;
+    progress.finish();
+    Ok(summary)
+}
+
+fn unit_budget(a: &ProveArgs) -> Option<Duration> {
+    (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds))
+}
+
+fn work_options(a: &ProveArgs) -> WorkOptions {
+    WorkOptions {
+        lease: Duration::from_secs(a.lease),
+        poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),
+        max_units: a.max_units,
+        wait: true,
+        threads: a.search.threads as u32,
+    }
+}
+
+/// A worker's report of its units on the progress display.
+struct Log<'a> {
+    proof: &'a Proof,
+    progress: &'a Progress,
+    start: Instant,
+    nodes: u64,
+    units: u64,
+    /// The claim last waited on and its worker: a line is printed when it changes.
+    waited: Option<(PathBuf, Option<String>)>,
+}
+
+impl<'a> Log<'a> {
+    fn new(proof: &'a Proof, progress: &'a Progress) -> Log<'a> {
+        Log {
+            proof,
+            progress,
+            start: Instant::now(),
+            nodes: 0,
+            units: 0,
+            waited: None,
+        }
+    }
+
+    fn event(&mut self, ev: Event<'_>) {
+        let (progress, units, nodes) = (self.progress, self.units, self.nodes);
+        match ev {
             Event::Start {
                 question,
-                root_beta,
+                serves,
                 open,
             } => progress.message(&format!(
-                "unit: leaf {} value >= {}?  (root: {}?, {open} open)  started at {:.0}s; \
+                "unit: leaf {} value >= {}?  ({}, {open} open)  started at {:.0}s; \
                  this worker so far: {units} answered, {nodes} nodes",
                 question.leaf,
                 question.beta,
-                root_question(proof, root_beta),
-                start.elapsed().as_secs_f64()
+                match serves {
+                    Serves::Root { beta } => format!("root: {}?", root_question(self.proof, beta)),
+                    Serves::Needed { unit, of } =>
+                        format!("second answer of needed unit {} of {of}", unit + 1),
+                },
+                self.start.elapsed().as_secs_f64()
             )),
             Event::Done {
                 question,
@@ -342,18 +432,19 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
                 nodes: n,
                 seconds,
             } => {
-                nodes += n;
-                units += 1;
+                self.nodes += n;
+                self.units += 1;
                 progress.line(&format!(
                     "unit: leaf {:<8} value >= {:>3}? {}  {:>14} nodes  {:>9.0} nodes/s  \
-                     {:>8.2}s  ({units} units, {:.0}s)",
+                     {:>8.2}s  ({} units, {:.0}s)",
                     question.leaf,
                     question.beta,
                     answer_text(question.beta, result),
                     n,
                     n as f64 / seconds.max(1e-3),
                     seconds,
-                    start.elapsed().as_secs_f64()
+                    self.units,
+                    self.start.elapsed().as_secs_f64()
                 ));
             }
             Event::Split {
@@ -361,7 +452,7 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
                 nodes: n,
                 seconds,
             } => {
-                nodes += n;
+                self.nodes += n;
                 progress.line(&format!(
                     "unit: leaf {:<8} value >= {:>3}? stopped after {seconds:.0}s and {n} \
                      nodes (--unit-seconds): split into its moves",
@@ -378,9 +469,9 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
                     "waiting: the {in_flight} open units are claimed by other workers{}",
                     first.map_or(String::new(), |(path, claim)| waited_on(&path, claim))
                 );
-                if who != waited_last {
+                if who != self.waited {
                     progress.line(&text);
-                    waited_last = who;
+                    self.waited = who;
                 }
                 progress.message(&text);
             }
@@ -388,10 +479,8 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
                 progress.finish();
                 eprintln!("warning: {w}");
             }
-        },
-    )?;
-    progress.finish();
-    Ok(summary)
+        }
+    }
 }
 
 /// A leaf answer: `yes (>= 5)` or `no (<= 2)`.
@@ -422,7 +511,7 @@ struct Round {
 
 /// The claim name of an open question.
 fn unit_of(st: &State, q: &Question) -> String {
-    proof::dir::unit_name(&st.tree.front.leaves[q.leaf as usize].board, q.beta)
+    proof::unit_name(&st.tree.front.leaves[q.leaf as usize].board, q.beta)
 }
 
 fn round(proof: &Proof, st: &State) -> Result<Round, CliError> {
@@ -483,6 +572,7 @@ fn report(
     let root = proof.margins(front.interval(front.root, &st.know));
     let r = round(proof, st)?;
     let moves = first_moves(proof, st);
+    let check = second::load(proof, st)?;
     let left = r
         .open
         .iter()
@@ -523,6 +613,8 @@ fn report(
             "result_files": st.files,
             "warnings": st.warnings,
             "this_run": work.map(|w| json!({"units": w.units, "splits": w.splits, "nodes": w.nodes})),
+            "needed": second::needed_json(proof, st, &check),
+            "second_answers": second::summary_json(proof, &check),
         });
         say!("{obj}");
         return Ok(());
@@ -576,6 +668,10 @@ fn report(
         st.split_cpu_millis as f64 / 1000.0,
         st.files
     );
+    warn(&check.warnings);
+    for line in second::lines(proof, &check) {
+        say!("{line}");
+    }
     if let Some(w) = work {
         say!(
             "this run:    {} units, {} splits, {} nodes{}",
