@@ -659,6 +659,13 @@ class Needed:
         kind, x = target
         if kind == "fixed":
             return
+        board = self.tree.leaves[x] if kind == "leaf" else self.tree.boards[x]
+        seeds = sum(board)
+        if (yes and t <= -seeds) or (not yes and t > seeds):
+            # The board's seeds alone prove it (no side can gain more than the seeds left):
+            # it holds by the rules, as at a Fixed board, and rests on no record. (The spec
+            # does not name this case; without it such a unit would have no record.)
+            return
         if kind == "leaf":
             self.unit(x, self.tree.leaves[x], t, yes)
             return
@@ -737,9 +744,8 @@ def load(proof_dir):
     if tree.root[0] == "node":
         for m in tree.moves[tree.root[1]]:
             pit, nxt, _gain, captured, _to = m
-            first.append(
-                (move_text(man.position.south_to_move, pit, nxt, captured), man.margins(*mm.move(m)))
-            )
+            text = move_text(man.position.south_to_move, pit, nxt, captured)
+            first.append((text, man.margins(*mm.move(m))))
 
     # The needed units: what proves "root >= lo" and "root < hi + 1".
     need = Needed(tree, mm, records, pits)
@@ -802,16 +808,21 @@ def second_answers(proof_dir, man, game, units, warnings):
                 f"{position_of(tr.boards[bad], man.pits)}: value >= {lo} and value <= {hi}"
             )
         verdict[key] = mm.of(tr.root)
+    verdicts = []
     for u in units:
         key, _board, t, yes, _rec = u
         lo, hi = verdict[key]
         if (yes and lo >= t) or (not yes and hi < t):
             confirmed.append(u)
+            verdicts.append("confirmed")
         elif (yes and hi < t) or (not yes and lo >= t):
             disagree.append(u)
+            verdicts.append("disagrees")
         else:
             open_.append(u)
+            verdicts.append("open")
     return {
+        "verdicts": verdicts,
         "files": files,
         "records": len(records),
         "confirmed": confirmed,
@@ -863,7 +874,9 @@ def report_json(proof_dir, st):
         "answered": st["answered"],
         "duplicates": st["duplicates"],
         "result_files": st["files"],
-        "needed": [unit_json(u, pits) for u in st["needed"]],
+        "needed": [
+            dict(unit_json(u, pits), second=v) for u, v in zip(st["needed"], sec["verdicts"])
+        ],
         "second_answers": {
             "needed": len(st["needed"]),
             "confirmed": len(sec["confirmed"]),
@@ -922,9 +935,67 @@ def report_text(proof_dir, st):
         say(f"  DISAGREE: {position_of(board, pits)} {q} ({rec.file} record {rec.index})")
 
 
+def selftest():
+    """The worked examples of the rules texts (shared/seeds/), played by this move
+    generator; returns the failures."""
+    std = {k: v[0] for k, v in SWITCHES.items()}
+    g = Game(6, std)
+    bad = []
+
+    def expect(what, got, want):
+        if got != want:
+            bad.append(f"{what}: got {got}, expected {want}")
+
+    # 003: "With four seeds in each starting pit, choose your third pit ... the final seed
+    # reaches your store, you play again" (000: "A3 does it on move one").
+    expect("A3 of Kalah(6,4)", g.play((4,) * 12, 2), (SAME, 1, 0, (4, 4, 0, 5, 5, 5) + (4,) * 6))
+    # 003: "let your six pits be 1, 0, 2, 2, 2, 2. Put four seeds in the opponent pit
+    # opposite your second pit. Sowing your first pit ... You capture five seeds".
+    # It empties North's row: the game ends and South sweeps its own 8 seeds too.
+    board = (1, 0, 2, 2, 2, 2, 0, 0, 0, 0, 4, 0)
+    expect("the capture of five", g.play(board, 0)[:3], (OVER, 5 + 8, 5))
+    # 000: "A1 faces B6, A2 faces B5, and so on": a lone seed sown into each empty pit of
+    # the mover's row captures the pit it faces (B(7 - i) for A(i)).
+    for i in range(1, 6):
+        cells = [0] * 12
+        cells[i - 1], cells[11 - i] = 1, 3
+        expect(f"A{i + 1} captures B{6 - i}", g.play(tuple(cells), i - 1)[2], 4)
+    # 000: capture only with seeds opposite; the empty-capture rule takes the lone seed.
+    board = (1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 1)
+    expect("no capture facing an empty pit", g.play(board, 0)[2], 0)
+    empty = Game(6, dict(std, capture="empty"))
+    expect("empty capture", empty.play(board, 0)[:3], (OVER, 1 - 5, 1))
+    # 000: "a full pit will sow all the way round and drop a seed back into the pit you
+    # emptied"; the opponent's store is stepped over. Thirteen seeds from A1 end in A1,
+    # empty before, and capture B6 (two seeds); the board is then North's to move.
+    board = (13, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1)
+    after = (2, 2, 2, 2, 2, 0, 0, 1, 1, 1, 1, 1)
+    expect("a lap of thirteen", g.play(board, 0), (OTHER, 1 + 3, 3, after))
+    # 000: "The game ends the moment a player is due to move and their whole row is
+    # empty ... the other player sweeps every seed still on their own side".
+    mover = Game(6, dict(std, end="mover"))
+    expect("the end sweep", mover.terminal_value((0,) * 6 + (3,) * 6), -18)
+    # 001: "seed on": a last seed in an occupied pit is lifted and sown on.
+    # A1 (1 seed) lands on A2 (2): lift 3: A3, store, B1 (1): lift 2: B2, B3 (1): lift 2:
+    # A1, A2, both emptied on the way: the turn ends there.
+    relay = Game(3, dict(std, sowing="relay", capture="none"))
+    expect("relay", relay.play((1, 2, 0, 1, 1, 1), 0), (OTHER, 1, 0, (0, 2, 0, 1, 1, 1)))
+    return bad
+
+
 def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv == ["--selftest"]:
+        bad = selftest()
+        for b in bad:
+            print(f"FAIL {b}", file=sys.stderr)
+        print("selftest: " + ("ok" if not bad else f"{len(bad)} failures"))
+        sys.stdout.flush()
+        return 1 if bad else 0
     ap = argparse.ArgumentParser(
-        description="Check a kalah prove directory independently of the solver."
+        description="Check a kalah prove directory independently of the solver.",
+        epilog="check-proof.py --selftest plays the rules texts' worked examples.",
     )
     ap.add_argument("dir", help="the proof directory (proof.txt, results/*.kpr)")
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
