@@ -95,6 +95,24 @@ fn agree(dir: &Path) -> Value {
         "{}",
         dir.display()
     );
+    // The same needed units, in the same order, resting on the same records, judged the
+    // same by the second answers.
+    assert_eq!(py["needed"], rust["needed"], "{}", dir.display());
+    for k in [
+        "needed",
+        "confirmed",
+        "open",
+        "disagree",
+        "unused_records",
+        "records",
+    ] {
+        assert_eq!(
+            py["second_answers"][k],
+            rust["second_answers"][k],
+            "{}: second_answers.{k}",
+            dir.display()
+        );
+    }
     py
 }
 
@@ -198,7 +216,7 @@ fn the_checker_reads_every_rule_set_as_the_rust_reader_does() {
         "--pits 5 --seeds 3 --depth 1 --unit-seconds 0.0005",
         "--pits 6 --seeds 3 --depth 1 --unit-seconds 0.002",
     ];
-    let mut splits = 0;
+    let (mut splits, mut check_splits) = (0, 0);
     for case in cases {
         let args: Vec<&str> = case.split_whitespace().collect();
         let tmp = tempfile::tempdir().unwrap();
@@ -215,8 +233,18 @@ fn the_checker_reads_every_rule_set_as_the_rust_reader_does() {
         );
         splits += report["splits"].as_u64().unwrap();
         needed_suffice(&d, &report);
+        // Second answers by `kalah prove`, some of them split at a tiny budget: both
+        // readers find every needed unit confirmed.
+        let out = prove(&d, &["--second-answers", "--unit-seconds", "0.0002"]);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let report = agree(&d);
+        let second = &report["second_answers"];
+        assert_eq!(second["confirmed"], second["needed"], "{args:?}: {second}");
+        let rust = json_of("kalah prove --status", &status(&d));
+        check_splits += rust["second_answers"]["splits"].as_u64().unwrap();
     }
     assert!(splits > 0, "some proof was split");
+    assert!(check_splits > 0, "some second answer was split");
 }
 
 /// Runs `python3 -c RECORDS ARGS`: writes KPR2 records (see [`RECORDS`]).

@@ -28,9 +28,8 @@ use xxhash_rust::xxh3::xxh3_64;
 use super::dir::{record_fits, Proof, ProofError, State};
 use super::journal::{self, Kind, Record};
 use super::needed::{needed, NeededUnit};
-use super::tree::{FrontEnd, Interval, Knowledge, Leaf};
-use super::worker::{self, Desk, Event, Next, Pending, Serves, WorkOptions, WorkSummary};
-use super::Outcome;
+use super::tree::{FrontEnd, Interval, Knowledge};
+use super::worker::{self, Answer, Desk, Event, Next, Pending, Serves, WorkOptions, WorkSummary};
 use crate::board::Board;
 
 /// The line that, before the manifest's text, makes the check's record id.
@@ -220,7 +219,7 @@ impl<'p> Check<'p> {
         &self,
         worker: &str,
         opts: &WorkOptions,
-        answer: &mut dyn FnMut(&Leaf, i32) -> Result<(Outcome, u64), ProofError>,
+        answer: &mut Answer<'_>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<WorkSummary, ProofError> {
         let (results, claims) = (self.results_dir(), self.claims_dir());
@@ -280,7 +279,7 @@ impl<'p> Check<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proof::{answer, Manifest};
+    use crate::proof::{answer, Manifest, Outcome};
     use crate::rules::RulesBuilder;
     use crate::search::Solver;
     use crate::{Capture, Position};

@@ -19,9 +19,8 @@ use std::time::Duration;
 use super::claim::Claims;
 use super::journal::{self, JournalError, Kind, Record};
 use super::manifest::{Manifest, MANIFEST, MAX_DEPTH};
-use super::tree::{FrontEnd, Interval, Knowledge, Leaf, Target};
-use super::worker::{self, Desk, Event, Next, Pending, Serves, WorkOptions, WorkSummary};
-use super::Outcome;
+use super::tree::{FrontEnd, Interval, Knowledge, Target};
+use super::worker::{self, Answer, Desk, Event, Next, Pending, Serves, WorkOptions, WorkSummary};
 use crate::board::Board;
 use crate::game::Game;
 use crate::position::Position;
@@ -359,14 +358,14 @@ impl Proof {
     /// returns the fail-soft bound and the nodes searched; `guess` orders the front end's
     /// moves (see [`FrontEnd::questions`]); `events` hears of each unit.
     ///
-    /// A unit that `answer` reports [`Outcome::Stopped`] (its search ran past a budget)
+    /// A unit that `answer` reports [`super::Outcome::Stopped`] (its search ran past a budget)
     /// is recorded as a split: its board's moves become the units, and the search goes on
     /// with them, its transposition table warm.
     pub fn work(
         &self,
         worker: &str,
         opts: &WorkOptions,
-        answer: &mut dyn FnMut(&Leaf, i32) -> Result<(Outcome, u64), ProofError>,
+        answer: &mut Answer<'_>,
         guess: &mut dyn FnMut(&Board) -> Option<i32>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<WorkSummary, ProofError> {
@@ -436,7 +435,7 @@ mod tests {
     use super::*;
     use crate::proof::journal::Journal;
     use crate::proof::worker::unit_name;
-    use crate::proof::{answer, Outcome};
+    use crate::proof::{answer, Leaf, Outcome};
     use crate::rules::RulesBuilder;
     use crate::search::Solver;
     use crate::Capture;

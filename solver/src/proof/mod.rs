@@ -9,6 +9,11 @@
 //! before the unit counts as done. What is proved is re-derived from the results by
 //! minimax ([`dir::Proof::load`]), so the root's value is exact when its bounds meet, and
 //! a proof killed at any instant loses at most the units in flight.
+//!
+//! The root's proved bounds rest on a subset of the answers, its *needed units*
+//! ([`needed`]); a proof's *second answers* ([`check`]) ask each of them again, by another
+//! search, into a directory of their own, with the same claims and records, so that a
+//! value is certified by two searches that share no table and no run.
 
 pub mod check;
 pub mod claim;

@@ -38,6 +38,10 @@ pub enum Serves {
     Needed { unit: usize, of: usize },
 }
 
+/// How a worker settles one leaf question "value >= beta?" (see [`super::answer`]): the
+/// outcome and the nodes searched, or why its search could not run.
+pub type Answer<'a> = dyn FnMut(&Leaf, i32) -> Result<(Outcome, u64), ProofError> + 'a;
+
 /// What a round finds.
 pub enum Next {
     /// Nothing is left to settle.
@@ -136,7 +140,7 @@ pub fn drive(
     desk: &Desk<'_>,
     opts: &WorkOptions,
     next: &mut dyn FnMut() -> Result<Next, ProofError>,
-    answer: &mut dyn FnMut(&Leaf, i32) -> Result<(Outcome, u64), ProofError>,
+    answer: &mut Answer<'_>,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<WorkSummary, ProofError> {
     let claims = Claims::new(desk.claims, worker, opts.lease);
