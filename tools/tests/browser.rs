@@ -2,8 +2,10 @@
 //! WebDriver protocol, spoken over std's TCP: no client crate needed for a dozen
 //! commands). Opt-in: run by `scripts/browser-test.sh`, which installs Debian's
 //! `chromium` and `chromium-driver`, builds the 12-seed database of Kalah(6,4) and sets
-//! `KALAH_BROWSER_DB`. Writes a screenshot to `results/serve-screenshot.png` (or
-//! `KALAH_SCREENSHOT`).
+//! `KALAH_BROWSER_DB` for the main test, which writes a screenshot to
+//! `results/serve-screenshot.png` (or `KALAH_SCREENSHOT`). The test of links needs no
+//! database (`cargo test --release -p tools --test browser -- --ignored link` with
+//! chromium and chromedriver installed).
 
 mod common;
 use common::kalah_stdout as kalah;
@@ -426,4 +428,70 @@ fn the_explorer_in_a_browser() {
     eprintln!("screenshot: {shot}");
 
     lap("done");
+}
+
+/// A link to a position of another game than the server's, and a link the server refuses.
+/// Needs no database: Kalah(4,3) is searched in a moment.
+#[test]
+#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+fn a_link_opens_its_own_position_in_a_browser() {
+    let server = Server::start(&["--search-seconds", "60", "--threads", "1"]);
+    let browser = Browser::start();
+    let value = |id: &str| browser.js(&format!("return document.getElementById('{id}').value"));
+
+    // The start of Kalah(4,3) on a server of Kalah(6,4): that position, that game, the
+    // API's values.
+    let k43 = "3,3,3,3/0/3,3,3,3/0/A";
+    browser.goto(&server.url(&format!("/?position={}", enc(k43))));
+    let shown = browser.values("Kalah(4,3)'s values");
+    assert_eq!(browser.position(), k43);
+    assert_eq!((value("pits"), value("seeds")), (json!("4"), json!("3")));
+    assert_eq!(
+        browser.js("return document.querySelectorAll('.pit[data-pit^=A]').length"),
+        4
+    );
+    let (_, api) = server.get(&format!("/api/moves?position={}", enc(k43)));
+    let want: Vec<(String, i64)> = api["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().into(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(shown, want);
+    assert!(
+        browser
+            .js("return location.search")
+            .as_str()
+            .unwrap()
+            .contains("position="),
+        "the link keeps the position"
+    );
+
+    // A link the server refuses (its own seeds are not the position's): its reason, and no
+    // board at all rather than another position.
+    browser.goto(&server.url(&format!("/?seeds=4&position={}", enc(k43))));
+    browser.wait(
+        "the refusal",
+        Duration::from_secs(30),
+        "return document.getElementById('status').dataset.state === 'error'",
+    );
+    let error = browser.js("return document.getElementById('error').textContent");
+    assert!(
+        error.as_str().unwrap().contains("holds 24 seeds"),
+        "{error}"
+    );
+    assert_eq!(
+        browser.js("return document.querySelectorAll('.pit').length"),
+        0
+    );
+    assert_eq!(
+        browser.js("return document.querySelectorAll('#moves tbody tr').length"),
+        0
+    );
+    assert_eq!(browser.position(), k43);
 }

@@ -368,3 +368,67 @@ fn searches_are_bounded_in_number_and_others_still_answered() {
     let (status, v) = server.get("/api/moves?pits=3&seeds=3");
     assert_eq!(status, 200, "{v}");
 }
+
+/// The query string of an answer's `game` (the rules the server resolved), as the page
+/// sends them back with a position: the switches and the pie rule, without pits and seeds.
+fn switches_of(v: &Value) -> String {
+    let game = v["game"].as_object().expect("a game in the answer");
+    let mut pairs: Vec<(&str, String)> = game
+        .iter()
+        .filter(|(k, _)| !["pits", "seeds"].contains(&k.as_str()))
+        .map(|(k, v)| {
+            let v = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.as_str(), v)
+        })
+        .collect();
+    pairs.sort();
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", enc(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[test]
+fn a_link_to_a_position_of_another_game_opens_that_game() {
+    // The start of Kalah(4,3), on servers whose own game is Kalah(6,4): the page asks
+    // `/api/position` with the link's parameters as they are and shows the game the
+    // answer names; it must be the position's, as on the command line.
+    let pos = "3,3,3,3/0/3,3,3,3/0/A";
+    let want = cli_moves(&["--position", pos]);
+    for args in [&[][..], &["--pits", "6", "--seeds", "4"][..]] {
+        let server = Server::start(args);
+        let (status, v) = server.get(&format!("/api/position?position={}", enc(pos)));
+        assert_eq!(status, 200, "{args:?}: {v}");
+        assert_eq!(v["position"], pos);
+        assert_eq!(
+            (v["game"]["pits"].as_u64(), v["game"]["seeds"].as_u64()),
+            (Some(4), Some(3)),
+            "{v}"
+        );
+        assert!(
+            v["rules"].as_str().unwrap().starts_with("Kalah(4,3) "),
+            "{v}"
+        );
+        // Its values: the page's next request sends the rules back with the position.
+        let (status, m) = server.get(&format!(
+            "/api/moves?{}&position={}",
+            switches_of(&v),
+            enc(pos)
+        ));
+        assert_eq!(status, 200, "{args:?}: {m}");
+        assert_eq!((&m["rules"], &m["position"]), (&v["rules"], &v["position"]));
+        assert_eq!(api_moves(&m), want, "{args:?}");
+        // A link whose own seeds are not the position's is refused, never answered for
+        // another position.
+        let (status, e) = server.get(&format!("/api/position?seeds=4&position={}", enc(pos)));
+        assert_eq!(status, 400, "{e}");
+        assert!(
+            e["error"].as_str().unwrap().contains("holds 24 seeds"),
+            "{e}"
+        );
+    }
+}

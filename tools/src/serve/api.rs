@@ -68,11 +68,29 @@ fn result_for(pos: &Position, margin: i32) -> &'static str {
     }
 }
 
+/// The rule set as query parameters (`pits`, `seeds`, each switch's name, `pie`): sent
+/// back, they name the same rules, so the page learns the game the server inferred from
+/// a position.
+fn game_json(rules: &Rules) -> Value {
+    json!({
+        "pits": rules.pits(),
+        "seeds": rules.seeds(),
+        "capture": rules.capture.name(),
+        "sowing": rules.sowing.name(),
+        "direction": rules.direction.name(),
+        "opp-store": rules.opp_store.name(),
+        "end": rules.end.name(),
+        "remaining": rules.remaining.name(),
+        "pie": rules.pie,
+    })
+}
+
 /// The fields every answer about a position has.
 fn describe(rules: &Rules, pos: &Position) -> Value {
     let game = Game::new(*rules);
     json!({
         "rules": rules.to_string(),
+        "game": game_json(rules),
         "position": pos.to_string(),
         "to_move": pos.to_move.letter().to_string(),
         "game_over": pos.is_over(&game),
