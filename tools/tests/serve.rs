@@ -432,3 +432,106 @@ fn a_link_to_a_position_of_another_game_opens_that_game() {
         );
     }
 }
+
+/// `kalah prove DIR --status --json`: what the committed proof proves.
+fn proof_status(dir: &str) -> Value {
+    let out = common::kalah_stdout(&["prove", dir, "--status", "--json"]);
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+#[test]
+fn the_kalah66_start_is_answered_from_the_committed_proofs() {
+    let proofs = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/proofs");
+    // No --proofs: the server finds the repository's own. Any search it started would
+    // stop at once.
+    let quick = [
+        "--search-seconds",
+        "1",
+        "--endgame-mb",
+        "0",
+        "--threads",
+        "1",
+    ];
+    let server = Server::start(&quick);
+    for (capture, dir) in [("standard", "6x6-standard"), ("empty", "6x6-empty")] {
+        let want = proof_status(&format!("{proofs}/{dir}"));
+        let (status, v) = server.get(&format!(
+            "/api/moves?pits=6&seeds=6&capture={capture}&wait=0"
+        ));
+        assert_eq!(status, 200, "{capture}: {v}");
+        assert_eq!(v["status"], "proved", "{v}");
+        assert_eq!(v["source"], "proof");
+        assert!(v["proof"].as_str().unwrap().ends_with(dir), "{v}");
+        assert_eq!(
+            (&v["rules"], &v["position"]),
+            (&want["rules"], &want["position"])
+        );
+        assert_eq!(v["exact"], want["proved"]);
+        assert_eq!(v["value"], want["value"]);
+        assert_eq!(v["margin_at_least"], want["margin_at_least"]);
+        assert_eq!(v["margin_at_most"], want["margin_at_most"]);
+        // Every first move with its proved interval: a value only where it is exact.
+        let firsts = want["first_moves"].as_array().unwrap();
+        let moves = v["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), firsts.len(), "{v}");
+        for f in firsts {
+            let m = moves
+                .iter()
+                .find(|m| m["move"] == f["move"])
+                .unwrap_or_else(|| panic!("{} missing from {v}", f["move"]));
+            assert_eq!(m["exact"], f["proved"], "{m}");
+            assert_eq!(m["margin_at_least"], f["margin_at_least"], "{m}");
+            assert_eq!(m["margin_at_most"], f["margin_at_most"], "{m}");
+            if f["proved"] == true {
+                assert_eq!(m["value"], f["margin_at_least"], "{m}");
+            } else {
+                assert!(m.get("value").is_none(), "a bound shown as a value: {m}");
+            }
+        }
+        // The best move is one proved to reach the value.
+        let best = moves.iter().find(|m| m["move"] == v["best_move"]).unwrap();
+        assert_eq!(
+            (&best["exact"], &best["value"]),
+            (&Value::Bool(true), &want["value"])
+        );
+    }
+    // Anything but exactly a proof's rules and root is not answered from it.
+    for q in [
+        "pits=6&seeds=6&pie=1",
+        "pits=6&seeds=6&capture=none",
+        "pits=6&seeds=6&remaining=emptier",
+        "position=6,6,6,6,6,6/0/6,6,6,6,6,6/0/B",
+    ] {
+        let (_, v) = server.get(&format!("/api/moves?{q}&wait=0"));
+        assert_ne!(v["status"], "proved", "{q}: {v}");
+    }
+    let (_, cfg) = server.get("/api/config");
+    assert_eq!(cfg["proofs"].as_array().map(Vec::len), Some(2), "{cfg}");
+    drop(server);
+    // A --proofs of one proof directory answers from it alone; a missing one is refused.
+    let one = format!("{proofs}/6x6-empty");
+    let mut args = quick.to_vec();
+    args.extend(["--proofs", &one]);
+    let server = Server::start(&args);
+    let (_, v) = server.get("/api/moves?pits=6&seeds=6&capture=empty&wait=0");
+    assert_eq!(v["status"], "proved", "{v}");
+    let (_, v) = server.get("/api/moves?pits=6&seeds=6&wait=0");
+    assert_ne!(v["status"], "proved", "{v}");
+    let out = Command::cargo_bin("kalah")
+        .unwrap()
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--proofs",
+            "/nonexistent/proofs",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("--proofs") && err.contains("/nonexistent/proofs"),
+        "{err}"
+    );
+}

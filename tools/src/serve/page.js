@@ -153,7 +153,11 @@ function drawBoard(pos, values) {
     d.style.gridRow = String(gridRow);
     let html = '<span class="label">' + name + '</span><span class="seeds">' + seeds + "</span>";
     const v = values && values.find((x) => stripNotes(x.move) === name);
-    if (v) html += '<span class="value ' + v.result + '">' + signed(v.value) + "</span>";
+    if (v && v.exact !== false) html += '<span class="value ' + v.result + '">' + signed(v.value) + "</span>";
+    else if (v) {
+      html += '<span class="value bounds" title="proved bounds, not the value">' +
+        signed(v.margin_at_least) + "\u2026" + signed(v.margin_at_most) + "</span>";
+    }
     d.innerHTML = html;
     if (name === lastPit) d.classList.add("last");
     const playable = !pos.game_over && row === pos.to_move && seeds > 0 && !computerToMove(pos);
@@ -274,29 +278,56 @@ async function render() {
   }
 }
 
+// A move's proved bounds, as the table and the pits show them.
+function boundsText(m) { return signed(m.margin_at_least) + " to " + signed(m.margin_at_most); }
+
 function showAnswer(pos, b, ms) {
-  $("status").dataset.state = "exact";
-  const from = b.source === "database" ? "from the database" : b.source === "game over" ? "the game is over" : "by " + b.source;
-  $("status").textContent = "exact, " + from + (b.cached ? " (cached)" : "") + "";
+  // A proof's answer: its root's value (or bounds), and each first move exact or bounded.
+  const proved = b.status === "proved";
+  const exactValue = b.value !== undefined && b.value !== null;
+  $("status").dataset.state = proved ? "proved" : "exact";
+  if (proved) {
+    const bounded = b.moves.some((m) => !m.exact);
+    $("status").textContent = "proved by kalah prove (" + b.proof + ")" +
+      (bounded ? "; a move marked \u201cbounds\u201d is proved only within them, not solved" : "");
+  } else {
+    const from = b.source === "database" ? "from the database" : b.source === "game over" ? "the game is over" : "by " + b.source;
+    $("status").textContent = "exact, " + from + (b.cached ? " (cached)" : "") + "";
+  }
   if (b.game_over) {
     const v = b.value;
     $("value").textContent = "Final margin " + signed(v) + ": " + (v > 0 ? "South wins" : v < 0 ? "North wins" : "a draw");
+  } else if (exactValue) {
+    $("value").textContent = "Value with perfect play: " + signed(b.value) + (proved ? ", proved" : "") +
+      " (South minus North; " + sideName(pos.to_move) + " " + ({ win: "wins", draw: "draws", loss: "loses" })[b.result] + ")";
   } else {
-    $("value").textContent = "Value with perfect play: " + signed(b.value) + " (South minus North; " +
-      sideName(pos.to_move) + " " + ({ win: "wins", draw: "draws", loss: "loses" })[b.result] + ")";
+    $("value").textContent = "Value with perfect play: between " + boundsText(b) +
+      " (proved bounds, not the value; South minus North)";
   }
   const tbody = $("moves").querySelector("tbody");
   tbody.innerHTML = "";
   for (const m of b.moves) {
     const tr = document.createElement("tr");
+    const exact = m.exact !== false;
     tr.dataset.move = m.move;
-    tr.dataset.value = String(m.value);
-    tr.innerHTML = '<td class="move">' + m.move + '</td><td class="value">' + signed(m.value) +
-      '</td><td><span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span></td>";
+    tr.dataset.exact = String(exact);
+    let margin, result;
+    if (exact) {
+      tr.dataset.value = String(m.value);
+      margin = signed(m.value);
+      result = '<span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span>";
+    } else {
+      tr.dataset.atLeast = String(m.margin_at_least);
+      tr.dataset.atMost = String(m.margin_at_most);
+      margin = boundsText(m);
+      result = '<span class="bounds">&nbsp;bounds&nbsp;</span>' +
+        (m.result ? ' <span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span>" : "");
+    }
+    tr.innerHTML = '<td class="move">' + m.move + '</td><td class="value">' + margin + "</td><td>" + result + "</td>";
     if (!computerToMove(pos)) tr.addEventListener("click", () => play(stripNotes(m.move)));
     tbody.appendChild(tr);
   }
-  $("pv").textContent = b.pv.join(" ");
+  $("pv").textContent = b.pv.join(" ") + (proved && b.pv.length ? " (the proof records no further line)" : "");
   drawBoard(pos, b.moves);
   if (!$("swap-box").hidden) {
     $("swap-value").textContent = "swapping takes over " + sideName(positions[0].to_move) +
