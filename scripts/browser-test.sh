@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The explorer page in a real browser: installs Debian's chromium and chromium-driver
 # (apt-get, as root), builds the 12-seed database of Kalah(6,4), then runs the opt-in
-# WebDriver test (tools/tests/browser.rs), which starts `kalah serve` and chromedriver,
-# checks the page against `kalah moves` and writes results/serve-screenshot.png.
+# WebDriver tests (tools/tests/browser.rs), which start `kalah serve` and chromedriver,
+# check the page against `kalah moves`, links to other games' positions and the
+# Kalah(6,6) start from the committed proofs, and write results/serve-screenshot.png.
 #
 #   bash scripts/browser-test.sh [DB_DIR]
 #

@@ -2,8 +2,10 @@
 //! WebDriver protocol, spoken over std's TCP: no client crate needed for a dozen
 //! commands). Opt-in: run by `scripts/browser-test.sh`, which installs Debian's
 //! `chromium` and `chromium-driver`, builds the 12-seed database of Kalah(6,4) and sets
-//! `KALAH_BROWSER_DB`. Writes a screenshot to `results/serve-screenshot.png` (or
-//! `KALAH_SCREENSHOT`).
+//! `KALAH_BROWSER_DB` for the main test, which writes a screenshot to
+//! `results/serve-screenshot.png` (or `KALAH_SCREENSHOT`). The tests of links and of the
+//! proofs need no database (`cargo test --release -p tools --test browser -- --ignored
+//! link proofs` with chromium and chromedriver installed).
 
 mod common;
 use common::kalah_stdout as kalah;
@@ -426,4 +428,173 @@ fn the_explorer_in_a_browser() {
     eprintln!("screenshot: {shot}");
 
     lap("done");
+}
+
+/// A link to a position of another game than the server's, and a link the server refuses.
+/// Needs no database: Kalah(4,3) is searched in a moment.
+#[test]
+#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+fn a_link_opens_its_own_position_in_a_browser() {
+    let server = Server::start(&["--search-seconds", "60", "--threads", "1"]);
+    let browser = Browser::start();
+    let value = |id: &str| browser.js(&format!("return document.getElementById('{id}').value"));
+
+    // The start of Kalah(4,3) on a server of Kalah(6,4): that position, that game, the
+    // API's values.
+    let k43 = "3,3,3,3/0/3,3,3,3/0/A";
+    browser.goto(&server.url(&format!("/?position={}", enc(k43))));
+    let shown = browser.values("Kalah(4,3)'s values");
+    assert_eq!(browser.position(), k43);
+    assert_eq!((value("pits"), value("seeds")), (json!("4"), json!("3")));
+    assert_eq!(
+        browser.js("return document.querySelectorAll('.pit[data-pit^=A]').length"),
+        4
+    );
+    let (_, api) = server.get(&format!("/api/moves?position={}", enc(k43)));
+    let want: Vec<(String, i64)> = api["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().into(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(shown, want);
+    assert!(
+        browser
+            .js("return location.search")
+            .as_str()
+            .unwrap()
+            .contains("position="),
+        "the link keeps the position"
+    );
+
+    // A link the server refuses (its own seeds are not the position's): its reason, and no
+    // board at all rather than another position.
+    browser.goto(&server.url(&format!("/?seeds=4&position={}", enc(k43))));
+    browser.wait(
+        "the refusal",
+        Duration::from_secs(30),
+        "return document.getElementById('status').dataset.state === 'error'",
+    );
+    let error = browser.js("return document.getElementById('error').textContent");
+    assert!(
+        error.as_str().unwrap().contains("holds 24 seeds"),
+        "{error}"
+    );
+    assert_eq!(
+        browser.js("return document.querySelectorAll('.pit').length"),
+        0
+    );
+    assert_eq!(
+        browser.js("return document.querySelectorAll('#moves tbody tr').length"),
+        0
+    );
+    assert_eq!(browser.position(), k43);
+}
+
+/// The rows of the page's moves table: (move, exact, value or lower bound, upper bound).
+fn rows(browser: &Browser) -> Vec<(String, bool, i64, i64)> {
+    let v = browser.js(
+        "return [...document.querySelectorAll('#moves tbody tr')].map(tr => [tr.dataset.move,\
+           tr.dataset.exact === 'true',\
+           Number(tr.dataset.exact === 'true' ? tr.dataset.value : tr.dataset.atLeast),\
+           Number(tr.dataset.exact === 'true' ? tr.dataset.value : tr.dataset.atMost)])",
+    );
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().to_string(),
+                r[1].as_bool().unwrap(),
+                r[2].as_i64().unwrap(),
+                r[3].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The same rows from an `/api/moves` answer.
+fn api_rows(v: &Value) -> Vec<(String, bool, i64, i64)> {
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let exact = m["exact"].as_bool().unwrap();
+            let (lo, hi) = if exact {
+                (m["value"].as_i64().unwrap(), m["value"].as_i64().unwrap())
+            } else {
+                (
+                    m["margin_at_least"].as_i64().unwrap(),
+                    m["margin_at_most"].as_i64().unwrap(),
+                )
+            };
+            (m["move"].as_str().unwrap().to_string(), exact, lo, hi)
+        })
+        .collect()
+}
+
+/// The start of Kalah(6,6) from the committed proofs: their values, and each first move
+/// exact or labelled as bounds, as the API gives them (`tools/tests/serve.rs` ties those
+/// to `kalah prove --status`).
+#[test]
+#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+fn the_kalah66_start_from_the_proofs_in_a_browser() {
+    // Any search started by mistake stops at once; the answers must not need one.
+    let server = Server::start(&[
+        "--search-seconds",
+        "1",
+        "--endgame-mb",
+        "0",
+        "--threads",
+        "1",
+    ]);
+    let browser = Browser::start();
+    for capture in ["standard", "empty"] {
+        browser.goto(&server.url(&format!("/?pits=6&seeds=6&capture={capture}")));
+        browser.wait(
+            "the proof's answer",
+            Duration::from_secs(30),
+            "return document.getElementById('status').dataset.state === 'proved'",
+        );
+        let (_, api) = server.get(&format!("/api/moves?pits=6&seeds=6&capture={capture}"));
+        assert_eq!(api["status"], "proved", "{api}");
+        let want = api_rows(&api);
+        assert_eq!(rows(&browser), want, "{capture}");
+        let v = api["value"].as_i64().unwrap();
+        let text = browser.js("return document.getElementById('value').textContent");
+        assert!(
+            text.as_str().unwrap().contains(&format!("{v:+}, proved")),
+            "{text}"
+        );
+        // Each row says what it is: a bounded move's margin is a range marked "bounds";
+        // on the pits too.
+        for (i, (m, exact, lo, hi)) in want.iter().enumerate() {
+            let row = browser.js(&format!(
+                "return document.querySelectorAll('#moves tbody tr')[{i}].textContent"
+            ));
+            let row = row.as_str().unwrap();
+            let pit = m.split(['+', 'x', '#']).next().unwrap();
+            let badge = browser.js(&format!(
+                "const b = document.querySelector('.pit[data-pit={pit}] .value');\
+                 return [b.textContent, b.classList.contains('bounds')]"
+            ));
+            if *exact {
+                assert!(!row.contains("bounds"), "{row}");
+                assert_eq!(badge, json!([format!("{lo:+}"), false]), "{m}");
+            } else {
+                assert!(
+                    row.contains("bounds") && row.contains(&format!("{lo:+} to {hi:+}")),
+                    "{row}"
+                );
+                assert_eq!(badge, json!([format!("{lo:+}\u{2026}{hi:+}"), true]), "{m}");
+            }
+        }
+        assert!(want.iter().any(|r| r.1), "an exact move: {want:?}");
+    }
 }

@@ -368,3 +368,170 @@ fn searches_are_bounded_in_number_and_others_still_answered() {
     let (status, v) = server.get("/api/moves?pits=3&seeds=3");
     assert_eq!(status, 200, "{v}");
 }
+
+/// The query string of an answer's `game` (the rules the server resolved), as the page
+/// sends them back with a position: the switches and the pie rule, without pits and seeds.
+fn switches_of(v: &Value) -> String {
+    let game = v["game"].as_object().expect("a game in the answer");
+    let mut pairs: Vec<(&str, String)> = game
+        .iter()
+        .filter(|(k, _)| !["pits", "seeds"].contains(&k.as_str()))
+        .map(|(k, v)| {
+            let v = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (k.as_str(), v)
+        })
+        .collect();
+    pairs.sort();
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", enc(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[test]
+fn a_link_to_a_position_of_another_game_opens_that_game() {
+    // The start of Kalah(4,3), on servers whose own game is Kalah(6,4): the page asks
+    // `/api/position` with the link's parameters as they are and shows the game the
+    // answer names; it must be the position's, as on the command line.
+    let pos = "3,3,3,3/0/3,3,3,3/0/A";
+    let want = cli_moves(&["--position", pos]);
+    for args in [&[][..], &["--pits", "6", "--seeds", "4"][..]] {
+        let server = Server::start(args);
+        let (status, v) = server.get(&format!("/api/position?position={}", enc(pos)));
+        assert_eq!(status, 200, "{args:?}: {v}");
+        assert_eq!(v["position"], pos);
+        assert_eq!(
+            (v["game"]["pits"].as_u64(), v["game"]["seeds"].as_u64()),
+            (Some(4), Some(3)),
+            "{v}"
+        );
+        assert!(
+            v["rules"].as_str().unwrap().starts_with("Kalah(4,3) "),
+            "{v}"
+        );
+        // Its values: the page's next request sends the rules back with the position.
+        let (status, m) = server.get(&format!(
+            "/api/moves?{}&position={}",
+            switches_of(&v),
+            enc(pos)
+        ));
+        assert_eq!(status, 200, "{args:?}: {m}");
+        assert_eq!((&m["rules"], &m["position"]), (&v["rules"], &v["position"]));
+        assert_eq!(api_moves(&m), want, "{args:?}");
+        // A link whose own seeds are not the position's is refused, never answered for
+        // another position.
+        let (status, e) = server.get(&format!("/api/position?seeds=4&position={}", enc(pos)));
+        assert_eq!(status, 400, "{e}");
+        assert!(
+            e["error"].as_str().unwrap().contains("holds 24 seeds"),
+            "{e}"
+        );
+    }
+}
+
+/// `kalah prove DIR --status --json`: what the committed proof proves.
+fn proof_status(dir: &str) -> Value {
+    let out = common::kalah_stdout(&["prove", dir, "--status", "--json"]);
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+#[test]
+fn the_kalah66_start_is_answered_from_the_committed_proofs() {
+    let proofs = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/proofs");
+    // No --proofs: the server finds the repository's own. Any search it started would
+    // stop at once.
+    let quick = [
+        "--search-seconds",
+        "1",
+        "--endgame-mb",
+        "0",
+        "--threads",
+        "1",
+    ];
+    let server = Server::start(&quick);
+    for (capture, dir) in [("standard", "6x6-standard"), ("empty", "6x6-empty")] {
+        let want = proof_status(&format!("{proofs}/{dir}"));
+        let (status, v) = server.get(&format!(
+            "/api/moves?pits=6&seeds=6&capture={capture}&wait=0"
+        ));
+        assert_eq!(status, 200, "{capture}: {v}");
+        assert_eq!(v["status"], "proved", "{v}");
+        assert_eq!(v["source"], "proof");
+        assert!(v["proof"].as_str().unwrap().ends_with(dir), "{v}");
+        assert_eq!(
+            (&v["rules"], &v["position"]),
+            (&want["rules"], &want["position"])
+        );
+        assert_eq!(v["exact"], want["proved"]);
+        assert_eq!(v["value"], want["value"]);
+        assert_eq!(v["margin_at_least"], want["margin_at_least"]);
+        assert_eq!(v["margin_at_most"], want["margin_at_most"]);
+        // Every first move with its proved interval: a value only where it is exact.
+        let firsts = want["first_moves"].as_array().unwrap();
+        let moves = v["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), firsts.len(), "{v}");
+        for f in firsts {
+            let m = moves
+                .iter()
+                .find(|m| m["move"] == f["move"])
+                .unwrap_or_else(|| panic!("{} missing from {v}", f["move"]));
+            assert_eq!(m["exact"], f["proved"], "{m}");
+            assert_eq!(m["margin_at_least"], f["margin_at_least"], "{m}");
+            assert_eq!(m["margin_at_most"], f["margin_at_most"], "{m}");
+            if f["proved"] == true {
+                assert_eq!(m["value"], f["margin_at_least"], "{m}");
+            } else {
+                assert!(m.get("value").is_none(), "a bound shown as a value: {m}");
+            }
+        }
+        // The best move is one proved to reach the value.
+        let best = moves.iter().find(|m| m["move"] == v["best_move"]).unwrap();
+        assert_eq!(
+            (&best["exact"], &best["value"]),
+            (&Value::Bool(true), &want["value"])
+        );
+    }
+    // Anything but exactly a proof's rules and root is not answered from it.
+    for q in [
+        "pits=6&seeds=6&pie=1",
+        "pits=6&seeds=6&capture=none",
+        "pits=6&seeds=6&remaining=emptier",
+        "position=6,6,6,6,6,6/0/6,6,6,6,6,6/0/B",
+    ] {
+        let (_, v) = server.get(&format!("/api/moves?{q}&wait=0"));
+        assert_ne!(v["status"], "proved", "{q}: {v}");
+    }
+    let (_, cfg) = server.get("/api/config");
+    assert_eq!(cfg["proofs"].as_array().map(Vec::len), Some(2), "{cfg}");
+    drop(server);
+    // A --proofs of one proof directory answers from it alone; a missing one is refused.
+    let one = format!("{proofs}/6x6-empty");
+    let mut args = quick.to_vec();
+    args.extend(["--proofs", &one]);
+    let server = Server::start(&args);
+    let (_, v) = server.get("/api/moves?pits=6&seeds=6&capture=empty&wait=0");
+    assert_eq!(v["status"], "proved", "{v}");
+    let (_, v) = server.get("/api/moves?pits=6&seeds=6&wait=0");
+    assert_ne!(v["status"], "proved", "{v}");
+    let out = Command::cargo_bin("kalah")
+        .unwrap()
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--proofs",
+            "/nonexistent/proofs",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("--proofs") && err.contains("/nonexistent/proofs"),
+        "{err}"
+    );
+}

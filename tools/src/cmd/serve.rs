@@ -10,7 +10,7 @@ use clap::Args;
 use crate::args::RulesArgs;
 use crate::cmd::solve::parse_threads;
 use crate::error::CliError;
-use crate::serve::{self, Limits};
+use crate::serve::{self, Limits, Proofs};
 
 /// Arguments of `kalah serve`.
 #[derive(Args, Debug)]
@@ -47,6 +47,31 @@ pub struct ServeArgs {
     /// Answers kept in the cache
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub cache: usize,
+    /// Proof directories of `kalah prove` (DIR itself, or each subdirectory holding a
+    /// proof.txt), read at startup: a request for a proof's rules and root position is
+    /// answered from what it proves [default: results/proofs in the current directory,
+    /// else in the repository the binary was built from, where one exists]
+    #[arg(long, value_name = "DIR")]
+    pub proofs: Option<PathBuf>,
+}
+
+/// The proofs of `--proofs`, or of the default directory. A named directory that cannot
+/// be read is an error; the default one is only warned about (the server answers by
+/// search without it), as it was not asked for.
+fn proofs(a: &ServeArgs) -> Result<Proofs, CliError> {
+    if let Some(dir) = &a.proofs {
+        return Proofs::load(dir).map_err(|e| CliError::BadOption(format!("--proofs: {e}")));
+    }
+    let Some(dir) = serve::default_proofs_dir() else {
+        return Ok(Proofs::default());
+    };
+    Ok(Proofs::load(&dir).unwrap_or_else(|e| {
+        eprintln!(
+            "kalah serve: warning: the proofs in {} are not used: {e}",
+            dir.display()
+        );
+        Proofs::default()
+    }))
 }
 
 /// A `--search-seconds` value: 1 to 3600.
@@ -88,6 +113,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         crate::cmd::solve::check_db_dir(dir)?;
     }
     check_memory(a)?;
+    let proofs = proofs(a)?;
     let limits = Limits {
         max_searches: a.max_searches,
         budget: Duration::from_secs(a.search_seconds),
@@ -96,7 +122,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         endgame_boards: a.endgame_mb.saturating_mul(1 << 20),
         cache_entries: a.cache,
     };
-    serve::run(&a.rules, a.db.clone(), a.addr, limits, |addr| {
+    serve::run(&a.rules, a.db.clone(), a.addr, limits, proofs, |addr| {
         // Tests and scripts read the port from this line.
         let mut out = std::io::stdout().lock();
         let _ = writeln!(

@@ -1,6 +1,8 @@
 //! The JSON API: `/api/moves` (the value of every legal move), `/api/play` (play moves),
 //! `/api/position` (a position checked) and `/api/config` (the server's defaults and
-//! limits). Every answer is a JSON object;
+//! limits). Every answer is a JSON object; a move's `value` is always exact, and where
+//! only bounds are proved (a proof's first moves) the move has `exact: false`, its
+//! `margin_at_least` and `margin_at_most`, and no `value`;
 //! an error is `{"error": message}` with a 4xx status for a bad request (the CLI's
 //! message) and 503 when the server cannot answer now or within its budget.
 
@@ -13,11 +15,13 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use solver::notation::play_record;
+use solver::proof::Interval;
 use solver::rules::Switch;
 use solver::{Capture, Direction, EndRule, Game, OppStore, Position, Remaining, Rules, Sowing};
 
 use super::engine::{MoveValue, Outcome};
 use super::params::{self, Pairs, RULE_KEYS};
+use super::proofs::Proved;
 use super::App;
 
 /// The longest a request may ask to wait for a search, in seconds.
@@ -68,11 +72,29 @@ fn result_for(pos: &Position, margin: i32) -> &'static str {
     }
 }
 
+/// The rule set as query parameters (`pits`, `seeds`, each switch's name, `pie`): sent
+/// back, they name the same rules, so the page learns the game the server inferred from
+/// a position.
+fn game_json(rules: &Rules) -> Value {
+    json!({
+        "pits": rules.pits(),
+        "seeds": rules.seeds(),
+        "capture": rules.capture.name(),
+        "sowing": rules.sowing.name(),
+        "direction": rules.direction.name(),
+        "opp-store": rules.opp_store.name(),
+        "end": rules.end.name(),
+        "remaining": rules.remaining.name(),
+        "pie": rules.pie,
+    })
+}
+
 /// The fields every answer about a position has.
 fn describe(rules: &Rules, pos: &Position) -> Value {
     let game = Game::new(*rules);
     json!({
         "rules": rules.to_string(),
+        "game": game_json(rules),
         "position": pos.to_string(),
         "to_move": pos.to_move.letter().to_string(),
         "game_over": pos.is_over(&game),
@@ -85,6 +107,7 @@ fn move_json(pos: &Position, m: &MoveValue) -> Value {
     json!({
         "move": m.text.to_string(),
         "pit": m.text.pit,
+        "exact": true,
         "value": m.margin,
         "result": result_for(pos, m.margin),
         "position": m.after.to_string(),
@@ -114,6 +137,10 @@ async fn moves_inner(app: &Arc<App>, query: Option<&str>) -> Result<Response, Ap
         },
     };
     let mut body = describe(&rules, &pos);
+    if let Some(p) = app.proofs.find(&rules, &pos) {
+        proved(&mut body, &pos, p);
+        return Ok((StatusCode::OK, Json(body)).into_response());
+    }
     let status = match app.explorer.moves(rules, pos, wait).await {
         Outcome::Exact { answer, cached } => {
             let pv: Vec<String> = answer.pv.iter().map(|m| m.to_string()).collect();
@@ -160,6 +187,63 @@ async fn moves_inner(app: &Arc<App>, query: Option<&str>) -> Result<Response, Ap
         }
     };
     Ok((status, Json(body)).into_response())
+}
+
+/// What an interval of final margins means for the player who moves: win, draw or loss
+/// where every value in it means the same, else nothing.
+fn result_within(pos: &Position, iv: &Interval) -> Option<&'static str> {
+    let (lo, hi) = (result_for(pos, iv.lo), result_for(pos, iv.hi));
+    (lo == hi).then_some(lo)
+}
+
+/// The answer `/api/moves` gives for a proof's root (`status: "proved"`): the root's
+/// value where the proof settled it (else its bounds), and each first move's proved
+/// interval, exact or bounds, as `kalah prove --status` reports them.
+fn proved(body: &mut Value, pos: &Position, p: &Proved) {
+    let exact = p.value.is_exact().then_some(p.value.lo);
+    // A best move is one proved to attain the root's exact value.
+    let best = p
+        .moves
+        .iter()
+        .find(|m| m.margins.is_exact() && Some(m.margins.lo) == exact);
+    body["status"] = json!("proved");
+    body["source"] = json!("proof");
+    body["proof"] = json!(p.dir.display().to_string());
+    body["exact"] = json!(exact.is_some());
+    if let Some(v) = exact {
+        body["value"] = json!(v);
+    }
+    body["margin_at_least"] = json!(p.value.lo);
+    body["margin_at_most"] = json!(p.value.hi);
+    body["result"] = json!(result_within(pos, &p.value));
+    body["best_move"] = json!(best.map(|m| m.text.to_string()));
+    // The proof records no line beyond the first move.
+    body["pv"] = json!(best
+        .map(|m| m.text.to_string())
+        .into_iter()
+        .collect::<Vec<_>>());
+    body["moves"] = p
+        .moves
+        .iter()
+        .map(|m| {
+            let mut v = json!({
+                "move": m.text.to_string(),
+                "pit": m.text.pit,
+                "exact": m.margins.is_exact(),
+                "margin_at_least": m.margins.lo,
+                "margin_at_most": m.margins.hi,
+                "result": result_within(pos, &m.margins),
+                "position": m.after.to_string(),
+            });
+            if m.margins.is_exact() {
+                v["value"] = json!(m.margins.lo);
+            }
+            v
+        })
+        .collect();
+    body["cached"] = json!(false);
+    body["seconds"] = json!(0.0);
+    body["nodes"] = json!(0);
 }
 
 /// `GET /api/play?position=P&RULES&move=M` (`M` one move or several separated by spaces,
@@ -218,7 +302,7 @@ fn spellings<T: Switch>() -> Vec<&'static str> {
 }
 
 /// `GET /api/config`: the server's default rules, the switches and their values, the
-/// database directory and the limits.
+/// database directory, the proofs read and the limits.
 pub async fn config(State(app): State<Arc<App>>) -> Response {
     let defaults: serde_json::Map<String, Value> = app
         .defaults
@@ -237,6 +321,15 @@ pub async fn config(State(app): State<Arc<App>>) -> Response {
             "remaining": spellings::<Remaining>(),
         },
         "db": app.explorer.db_dir().map(|d| d.display().to_string()),
+        "proofs_dir": app.proofs.dir.as_ref().map(|d| d.display().to_string()),
+        "proofs": app.proofs.proved.iter().map(|p| json!({
+            "dir": p.dir.display().to_string(),
+            "rules": p.rules.to_string(),
+            "position": p.position.to_string(),
+            "exact": p.value.is_exact(),
+            "margin_at_least": p.value.lo,
+            "margin_at_most": p.value.hi,
+        })).collect::<Vec<_>>(),
         "limits": {
             "max_searches": l.max_searches,
             "search_seconds": l.budget.as_secs_f64(),

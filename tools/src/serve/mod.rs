@@ -2,12 +2,14 @@
 //!
 //! The page (HTML, CSS and JavaScript in this folder, compiled into the binary) draws the
 //! board and asks the API for the value of every legal move; the API answers from the
-//! endgame database where the position is inside it, otherwise from a search with a time
-//! budget ([`engine`]). Requests are checked as the command line is ([`params`]).
+//! endgame database where the position is inside it, from a proof of `kalah prove` where
+//! the position is its root ([`proofs`]), otherwise from a search with a time budget
+//! ([`engine`]). Requests are checked as the command line is ([`params`]).
 
 mod api;
 mod engine;
 mod params;
+mod proofs;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -19,6 +21,7 @@ use axum::routing::get;
 use axum::Router;
 
 pub use engine::Limits;
+pub use proofs::{default_dir as default_proofs_dir, Proofs};
 
 use crate::args::RulesArgs;
 
@@ -27,6 +30,8 @@ pub struct App {
     explorer: Arc<engine::Explorer>,
     /// The server's rule switches, as flags (the defaults of every request).
     defaults: Vec<(String, String)>,
+    /// The proofs read at startup: their roots are answered from them.
+    proofs: Proofs,
 }
 
 const PAGE_HTML: &str = include_str!("page.html");
@@ -60,11 +65,13 @@ pub fn run(
     db: Option<PathBuf>,
     addr: SocketAddr,
     limits: Limits,
+    proofs: Proofs,
     ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
     let app = Arc::new(App {
         explorer: Arc::new(engine::Explorer::new(db, limits)),
         defaults: params::default_flags(rules),
+        proofs,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -23,18 +23,32 @@ function api(path, params) {
   });
 }
 
-function ruleParams() {
+// The request parameters of `position` under the current rules. With a position, pits and
+// seeds are left out: the server infers the game from the position (its size and the seeds
+// it holds), as the command line does without --pits and --seeds, so a position of another
+// game than the selects' is never refused or replaced. Without one, they name the game whose
+// start is asked for.
+function params(position) {
   const p = {};
-  for (const k of RULE_KEYS) if (state.rules[k] !== undefined && state.rules[k] !== "") p[k] = state.rules[k];
+  for (const k of RULE_KEYS) {
+    if (position && (k === "pits" || k === "seeds")) continue;
+    if (state.rules[k] !== undefined && state.rules[k] !== "") p[k] = state.rules[k];
+  }
   if (state.rules.pie) p.pie = "true";
+  if (position) p.position = position;
   return p;
+}
+
+// Take the rules the server resolved (an answer's `game`) as the page's.
+function adopt(game) {
+  for (const k of RULE_KEYS) state.rules[k] = String(game[k]);
+  state.rules.pie = !!game.pie;
 }
 
 function stripNotes(m) { return m.replace(/[x+#].*$/, ""); }
 
 function urlOf() {
-  const p = new URLSearchParams(ruleParams());
-  if (state.start) p.set("position", state.start);
+  const p = new URLSearchParams(params(state.start));
   if (state.moves.length) p.set("moves", state.moves.join(" "));
   if (state.at !== state.moves.length) p.set("at", String(state.at));
   if (state.computer) p.set("computer", state.computer);
@@ -44,13 +58,16 @@ function urlOf() {
 
 function showError(msg) { $("error").textContent = msg || ""; }
 
-// Replay the line from its start under the current rules (annotations dropped, as they may
-// differ under other rules); a move that is illegal now ends the line there.
-async function replay() {
-  const base = Object.assign(ruleParams(), state.start ? { position: state.start } : {});
-  const first = await api("/api/position", base);
-  if (first.status >= 400 && first.status < 500) throw new Error(first.body.error);
+// Replay the line from its start (annotations dropped, as they may differ under other
+// rules); a move that is illegal now ends the line there. The start is asked for with
+// `query` (by default the current rules and start); the rules the server resolved for it
+// become the page's.
+async function replay(query) {
+  const first = await api("/api/position", query || params(state.start));
+  if (first.status !== 200) throw new Error(first.body.error || "no answer from the server");
   const start = first.body;
+  adopt(start.game);
+  const base = params(start.position);
   let played = [];
   if (state.moves.length) {
     let moves = state.moves.map(stripNotes);
@@ -70,7 +87,7 @@ async function replay() {
   }
   state.moves = played.map((p) => p.move);
   state.at = Math.min(Math.max(0, state.at), state.moves.length);
-  if (!state.start) state.start = start.position;
+  state.start = start.position;
 }
 
 function parsePosition(s) {
@@ -116,6 +133,7 @@ function drawBoard(pos, values) {
   const m = p.a.length;
   const board = $("board");
   board.innerHTML = "";
+  board.style.display = "";
   board.style.gridTemplateColumns = "64px repeat(" + m + ", 64px) 64px";
   const lastPit = state.at > 0 ? stripNotes(state.moves[state.at - 1]) : null;
   const store = (side, seeds, col) => {
@@ -135,7 +153,11 @@ function drawBoard(pos, values) {
     d.style.gridRow = String(gridRow);
     let html = '<span class="label">' + name + '</span><span class="seeds">' + seeds + "</span>";
     const v = values && values.find((x) => stripNotes(x.move) === name);
-    if (v) html += '<span class="value ' + v.result + '">' + signed(v.value) + "</span>";
+    if (v && v.exact !== false) html += '<span class="value ' + v.result + '">' + signed(v.value) + "</span>";
+    else if (v) {
+      html += '<span class="value bounds" title="proved bounds, not the value">' +
+        signed(v.margin_at_least) + "\u2026" + signed(v.margin_at_most) + "</span>";
+    }
     d.innerHTML = html;
     if (name === lastPit) d.classList.add("last");
     const playable = !pos.game_over && row === pos.to_move && seeds > 0 && !computerToMove(pos);
@@ -182,6 +204,8 @@ function drawRules() {
 
 async function render() {
   const gen = ++generation;
+  // No position to show (a link the server refused): nothing else is drawn instead.
+  if (!positions.length) return;
   const pos = positions[state.at];
   history.replaceState(null, "", urlOf());
   $("share").href = location.href;
@@ -213,11 +237,11 @@ async function render() {
   $("status").dataset.state = "searching";
   $("status").textContent = "asking…";
   lastAnswer = null;
-  const params = Object.assign(ruleParams(), { position: pos.position, wait: "1" });
+  const query = Object.assign(params(pos.position), { wait: "1" });
   const t0 = Date.now();
   for (;;) {
     let r;
-    try { r = await api("/api/moves", params); } catch (e) { r = { status: 0, body: { error: String(e) } }; }
+    try { r = await api("/api/moves", query); } catch (e) { r = { status: 0, body: { error: String(e) } }; }
     if (gen !== generation) return;
     const b = r.body;
     if (r.status === 202) {
@@ -254,29 +278,56 @@ async function render() {
   }
 }
 
+// A move's proved bounds, as the table and the pits show them.
+function boundsText(m) { return signed(m.margin_at_least) + " to " + signed(m.margin_at_most); }
+
 function showAnswer(pos, b, ms) {
-  $("status").dataset.state = "exact";
-  const from = b.source === "database" ? "from the database" : b.source === "game over" ? "the game is over" : "by " + b.source;
-  $("status").textContent = "exact, " + from + (b.cached ? " (cached)" : "") + "";
+  // A proof's answer: its root's value (or bounds), and each first move exact or bounded.
+  const proved = b.status === "proved";
+  const exactValue = b.value !== undefined && b.value !== null;
+  $("status").dataset.state = proved ? "proved" : "exact";
+  if (proved) {
+    const bounded = b.moves.some((m) => !m.exact);
+    $("status").textContent = "proved by kalah prove (" + b.proof + ")" +
+      (bounded ? "; a move marked \u201cbounds\u201d is proved only within them, not solved" : "");
+  } else {
+    const from = b.source === "database" ? "from the database" : b.source === "game over" ? "the game is over" : "by " + b.source;
+    $("status").textContent = "exact, " + from + (b.cached ? " (cached)" : "") + "";
+  }
   if (b.game_over) {
     const v = b.value;
     $("value").textContent = "Final margin " + signed(v) + ": " + (v > 0 ? "South wins" : v < 0 ? "North wins" : "a draw");
+  } else if (exactValue) {
+    $("value").textContent = "Value with perfect play: " + signed(b.value) + (proved ? ", proved" : "") +
+      " (South minus North; " + sideName(pos.to_move) + " " + ({ win: "wins", draw: "draws", loss: "loses" })[b.result] + ")";
   } else {
-    $("value").textContent = "Value with perfect play: " + signed(b.value) + " (South minus North; " +
-      sideName(pos.to_move) + " " + ({ win: "wins", draw: "draws", loss: "loses" })[b.result] + ")";
+    $("value").textContent = "Value with perfect play: between " + boundsText(b) +
+      " (proved bounds, not the value; South minus North)";
   }
   const tbody = $("moves").querySelector("tbody");
   tbody.innerHTML = "";
   for (const m of b.moves) {
     const tr = document.createElement("tr");
+    const exact = m.exact !== false;
     tr.dataset.move = m.move;
-    tr.dataset.value = String(m.value);
-    tr.innerHTML = '<td class="move">' + m.move + '</td><td class="value">' + signed(m.value) +
-      '</td><td><span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span></td>";
+    tr.dataset.exact = String(exact);
+    let margin, result;
+    if (exact) {
+      tr.dataset.value = String(m.value);
+      margin = signed(m.value);
+      result = '<span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span>";
+    } else {
+      tr.dataset.atLeast = String(m.margin_at_least);
+      tr.dataset.atMost = String(m.margin_at_most);
+      margin = boundsText(m);
+      result = '<span class="bounds">&nbsp;bounds&nbsp;</span>' +
+        (m.result ? ' <span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span>" : "");
+    }
+    tr.innerHTML = '<td class="move">' + m.move + '</td><td class="value">' + margin + "</td><td>" + result + "</td>";
     if (!computerToMove(pos)) tr.addEventListener("click", () => play(stripNotes(m.move)));
     tbody.appendChild(tr);
   }
-  $("pv").textContent = b.pv.join(" ");
+  $("pv").textContent = b.pv.join(" ") + (proved && b.pv.length ? " (the proof records no further line)" : "");
   drawBoard(pos, b.moves);
   if (!$("swap-box").hidden) {
     $("swap-value").textContent = "swapping takes over " + sideName(positions[0].to_move) +
@@ -287,8 +338,7 @@ function showAnswer(pos, b, ms) {
 async function play(move) {
   showError("");
   const pos = positions[state.at];
-  const params = Object.assign(ruleParams(), { position: pos.position, move });
-  const r = await api("/api/play", params);
+  const r = await api("/api/play", Object.assign(params(pos.position), { move }));
   if (r.status !== 200) { showError(r.body.error); return; }
   const p = r.body.played[0];
   // Playing off the line's end cuts the line there.
@@ -310,19 +360,47 @@ async function restart(newStart) {
   state.moves = [];
   state.at = 0;
   state.swap = false;
-  await reload();
+  return await reload();
 }
 
-async function reload() {
+async function reload(query) {
   showError("");
   try {
-    await replay();
+    await replay(query);
   } catch (e) {
     showError(e.message);
     return false;
   }
   await render();
   return true;
+}
+
+// The link's position or rules were refused: say so and show no board, never another
+// position in its place. The selects show the server's own rules, whose start the Start
+// button opens.
+async function refuseLink(position) {
+  positions = [];
+  state.start = "";
+  state.moves = [];
+  state.at = 0;
+  state.swap = false;
+  generation++;
+  $("board").innerHTML = "";
+  $("board").style.display = "none";
+  $("moves").querySelector("tbody").innerHTML = "";
+  $("line").innerHTML = "";
+  $("pv").textContent = $("value").textContent = $("note").textContent = $("turn").textContent = "";
+  $("swap-box").hidden = true;
+  for (const b of ["first", "back", "forward", "last"]) $(b).disabled = true;
+  $("status").dataset.state = "error";
+  $("status").textContent = "No position shown: the server refused this link (the reason is below). " +
+    "Correct the position and press Set, or press Start for the start of the rules shown.";
+  $("position").value = position;
+  const d = await api("/api/position", {});
+  if (d.status === 200) {
+    adopt(d.body.game);
+    drawRules();
+  }
 }
 
 function fillSelect(id, values) {
@@ -342,24 +420,17 @@ async function main() {
   fillSelect("pits", [1, 2, 3, 4, 5, 6]);
   fillSelect("seeds", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   for (const [k, values] of Object.entries(config.switches)) fillSelect(k, values);
-  const d = config.defaults;
   const q = new URLSearchParams(location.search);
-  for (const k of RULE_KEYS) {
-    const v = q.get(k) !== null ? q.get(k) : d[k];
-    if (v !== undefined) state.rules[k] = v;
-  }
-  if (state.rules.pits === undefined && !q.get("position")) state.rules.pits = "6";
-  if (state.rules.seeds === undefined) state.rules.seeds = "4";
-  state.rules.pie = q.get("pie") !== null ? /^(1|true|yes|on)$/i.test(q.get("pie")) : !!d.pie;
-  state.start = q.get("position") || "";
+  // The link's rules and position go to the server as they are, as any API request's: it
+  // fills in its defaults and infers the game from a position (see params()), and the page
+  // takes the rules it answers with.
+  const link = {};
+  for (const k of RULE_KEYS.concat(["pie", "position"])) if (q.get(k) !== null) link[k] = q.get(k);
   state.moves = (q.get("moves") || "").split(/\s+/).filter((m) => m);
   state.at = q.get("at") !== null ? Number(q.get("at")) : state.moves.length;
   if (!Number.isInteger(state.at)) state.at = state.moves.length;
   state.computer = /^[AB]$/.test(q.get("computer") || "") ? q.get("computer") : "";
   state.swap = q.get("swap") === "1";
-  if (state.start && state.rules.pits === undefined) state.rules.pits = String(state.start.split("/")[0].split(",").length);
-  // Unset switches take the server's defaults shown in the selects.
-  for (const k of RULE_KEYS) if (state.rules[k] === undefined) state.rules[k] = $(k).value;
 
   for (const k of RULE_KEYS) {
     $(k).addEventListener("change", async () => {
@@ -379,21 +450,11 @@ async function main() {
   $("reset").addEventListener("click", () => restart(""));
   $("set-position").addEventListener("click", async () => {
     const text = $("position").value.trim();
-    const old = { start: state.start, moves: state.moves, at: state.at, pits: state.rules.pits };
-    state.rules.pits = String(text.split("/")[0].split(",").length);
-    if (!(await restart(text))) {
-      Object.assign(state, { start: old.start, moves: old.moves, at: old.at });
-      state.rules.pits = old.pits;
-    }
+    const old = { start: state.start, moves: state.moves, at: state.at };
+    if (!(await restart(text))) Object.assign(state, old);
   });
   $("position").addEventListener("keydown", (e) => { if (e.key === "Enter") $("set-position").click(); });
-  if (!(await reload())) {
-    // A bad URL: show its error and start from the rules' start instead.
-    const msg = $("error").textContent;
-    state.start = ""; state.moves = []; state.at = 0;
-    await reload();
-    showError(msg);
-  }
+  if (!(await reload(link))) await refuseLink(link.position || "");
 }
 
 main();

@@ -65,8 +65,11 @@ pub fn get<'a>(pairs: &'a Pairs, key: &str) -> Option<&'a str> {
 
 /// The rules and position of a query: `position` and the rule switches of [`RULE_KEYS`]
 /// and `pie`, each falling back to the server's own command line (`defaults`, flags as
-/// `kalah serve` was given them). The server's `--pits` does not apply to a query that
-/// gives a position: the position's size does, as on the command line.
+/// `kalah serve` was given them). The server's `--pits` and `--seeds` do not apply to a
+/// query that gives a position: they name the game the explorer starts with, and a
+/// position names its own, as on the command line without `--pits` and `--seeds` (its
+/// size gives the pits, the seeds it holds the game, see [`resolve`]). So a link to a
+/// position of Kalah(4,3) opens Kalah(4,3) on a server started for Kalah(6,4).
 pub fn rules_and_position(
     pairs: &Pairs,
     defaults: &[(String, String)],
@@ -74,7 +77,8 @@ pub fn rules_and_position(
     let mut argv: Vec<String> = Vec::new();
     let given = |k: &str| get(pairs, k).is_some();
     for (k, v) in defaults {
-        let shadowed = given(k) || (k == "pits" && given("position")) || k == "pie";
+        let shadowed =
+            given(k) || ((k == "pits" || k == "seeds") && given("position")) || k == "pie";
         if !shadowed {
             argv.push(format!("--{k}={v}"));
         }
@@ -189,5 +193,21 @@ mod tests {
         assert_eq!((r.pits(), r.capture), (4, solver::Capture::None));
         let (r, _) = rules_and_position(&pairs(Some("position=1,0,2/0/0,4,0/0/B")), &d).unwrap();
         assert_eq!(r.pits(), 3);
+    }
+
+    #[test]
+    fn a_position_names_its_game_over_the_server_flags() {
+        let d = vec![
+            ("pits".to_string(), "6".to_string()),
+            ("seeds".to_string(), "4".to_string()),
+        ];
+        let q = pairs(Some("position=3,3,3,3/0/3,3,3,3/0/A"));
+        let (r, p) = rules_and_position(&q, &d).unwrap();
+        assert_eq!((r.pits(), r.seeds()), (4, 3));
+        assert_eq!(p.to_string(), "3,3,3,3/0/3,3,3,3/0/A");
+        // Seeds the query gives itself must still be the position's.
+        let q = pairs(Some("position=3,3,3,3/0/3,3,3,3/0/A&seeds=4"));
+        let e = rules_and_position(&q, &d).unwrap_err();
+        assert!(e.contains("holds 24 seeds"), "{e}");
     }
 }
