@@ -128,15 +128,7 @@ impl<'p> Check<'p> {
     /// contradict each other are errors; a torn final record is a warning.
     pub fn load(&self, st: &State) -> Result<CheckState, ProofError> {
         let dir = self.results_dir();
-        let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-            Ok(rd) => rd
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == journal::EXTENSION))
-                .collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io(&dir)(e)),
-        };
-        files.sort();
+        let files = journal::files_in(&dir).map_err(io(&dir))?;
         let mut cs = CheckState {
             files: files.len(),
             ..CheckState::default()

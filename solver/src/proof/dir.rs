@@ -23,6 +23,7 @@ use super::tree::{FrontEnd, Interval, Knowledge, Target};
 use super::worker::{self, Answer, Desk, Event, Next, Pending, Serves, WorkOptions, WorkSummary};
 use crate::board::Board;
 use crate::game::Game;
+use crate::notation::MoveText;
 use crate::position::Position;
 
 const RESULTS: &str = "results";
@@ -87,6 +88,17 @@ pub struct Expanded {
     splits: Vec<u128>,
     pub front: FrontEnd,
     places: HashMap<u128, Vec<Target>>,
+}
+
+/// A first move of a proof's root and what the proof proves of it.
+#[derive(Clone, Debug)]
+pub struct FirstMove {
+    /// The pit played, 0-based in the mover's row.
+    pub pit: usize,
+    /// As the move notation writes it (`A1+`).
+    pub text: MoveText,
+    /// The final margin after it and perfect play lies within these proved bounds.
+    pub margins: Interval,
 }
 
 /// What the results prove, read from every results file.
@@ -188,10 +200,6 @@ impl Proof {
             path: man.clone(),
             reason,
         })?;
-        for sub in [RESULTS, CLAIMS] {
-            let p = dir.join(sub);
-            std::fs::create_dir_all(&p).map_err(io(&p))?;
-        }
         let game = Game::new(manifest.rules);
         Ok(Proof {
             dir: dir.to_path_buf(),
@@ -240,12 +248,7 @@ impl Proof {
     /// contradict each other are errors; a torn final record is a warning.
     pub fn load(&self) -> Result<State, ProofError> {
         let dir = self.results_dir();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(io(&dir))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == journal::EXTENSION))
-            .collect();
-        files.sort();
+        let files = journal::files_in(&dir).map_err(io(&dir))?;
         let mut read = Vec::with_capacity(files.len());
         let mut warnings = Vec::new();
         let mut splits = HashSet::new();
@@ -342,6 +345,25 @@ impl Proof {
         .to_string()
     }
 
+    /// Each first move of the root (pit order) and its proved final-margin interval, as
+    /// `st` proves it; none when the front end has no interior (depth 0).
+    pub fn first_moves(&self, st: &State) -> Vec<FirstMove> {
+        let front = &st.tree.front;
+        let Target::Node(n) = front.root else {
+            return Vec::new();
+        };
+        let side = self.manifest.position.to_move;
+        front.nodes[n]
+            .moves
+            .iter()
+            .map(|m| FirstMove {
+                pit: m.pit,
+                text: MoveText::annotated(side, m.pit, &m.step),
+                margins: self.margins(front.move_interval(m, &st.know)),
+            })
+            .collect()
+    }
+
     /// A final-margin interval from one on the root mover's future gain.
     pub fn margins(&self, gain: Interval) -> Interval {
         let pos = &self.manifest.position;
@@ -371,6 +393,11 @@ impl Proof {
     ) -> Result<WorkSummary, ProofError> {
         let results = self.results_dir();
         let claims = self.dir.join(CLAIMS);
+        // Created by the first worker: a proof copied from version control, which keeps
+        // no empty folder, and a reader that only opens a proof write nothing.
+        for d in [&results, &claims] {
+            std::fs::create_dir_all(d).map_err(io(d))?;
+        }
         let desk = Desk {
             results: &results,
             claims: &claims,

@@ -144,6 +144,21 @@ impl Record {
     }
 }
 
+/// The results files in `dir` (by their extension), sorted by name: the order every
+/// reader reads them in. A directory that does not exist holds none.
+pub fn files_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    files.sort();
+    Ok(files)
+}
+
 /// Why a results file cannot be trusted.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {

@@ -26,7 +26,7 @@ pub mod tree;
 pub mod worker;
 
 pub use check::{Check, CheckState, Verdict};
-pub use dir::{Expanded, Proof, ProofError, State};
+pub use dir::{Expanded, FirstMove, Proof, ProofError, State};
 pub use manifest::Manifest;
 pub use needed::NeededUnit;
 pub use tree::{FrontEnd, Interval, Knowledge, Leaf, Question};

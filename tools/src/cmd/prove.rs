@@ -542,25 +542,6 @@ fn round(proof: &Proof, st: &State) -> Result<Round, CliError> {
     })
 }
 
-/// Each first move's proved margin interval (empty when the front end has no interior).
-fn first_moves(proof: &Proof, st: &State) -> Vec<(MoveText, Interval)> {
-    let front = &st.tree.front;
-    let solver::proof::tree::Target::Node(n) = front.root else {
-        return Vec::new();
-    };
-    let side = proof.manifest.position.to_move;
-    front.nodes[n]
-        .moves
-        .iter()
-        .map(|m| {
-            (
-                MoveText::annotated(side, m.pit, &m.step),
-                proof.margins(front.move_interval(m, &st.know)),
-            )
-        })
-        .collect()
-}
-
 fn report(
     a: &ProveArgs,
     proof: &Proof,
@@ -571,7 +552,11 @@ fn report(
     let front = &st.tree.front;
     let root = proof.margins(front.interval(front.root, &st.know));
     let r = round(proof, st)?;
-    let moves = first_moves(proof, st);
+    let moves: Vec<(MoveText, Interval)> = proof
+        .first_moves(st)
+        .into_iter()
+        .map(|m| (m.text, m.margins))
+        .collect();
     let check = second::load(proof, st)?;
     let left = r
         .open

@@ -11,12 +11,9 @@
 use std::path::{Path, PathBuf};
 
 use solver::notation::MoveText;
-use solver::proof::tree::Target;
+use solver::proof::manifest::MANIFEST;
 use solver::proof::{Interval, Proof, ProofError};
 use solver::{Game, Position, Rules};
-
-/// The manifest that makes a directory a proof (see `solver::proof::dir`).
-const MANIFEST: &str = "proof.txt";
 
 /// What one proof directory proves about its root.
 #[derive(Debug)]
@@ -120,26 +117,24 @@ pub fn default_dir() -> Option<PathBuf> {
 }
 
 /// What the proof in `dir` proves, as `kalah prove --status` derives it; `None` for a
-/// front end without first moves. (Opening a proof creates its `claims` folder where it
-/// is missing, which the proof's own `.gitignore` leaves out; nothing else is written.)
+/// front end without first moves. Nothing is written: a proof is only read.
 fn read(dir: &Path) -> Result<Option<Proved>, ProofError> {
     let proof = Proof::open(dir)?;
     let st = proof.load()?;
-    let front = &st.tree.front;
-    let Target::Node(root) = front.root else {
-        return Ok(None);
-    };
     let m = &proof.manifest;
     let game = Game::new(m.rules);
-    let mut moves: Vec<ProvedMove> = front.nodes[root]
-        .moves
-        .iter()
+    let mut moves: Vec<ProvedMove> = proof
+        .first_moves(&st)
+        .into_iter()
         .map(|mv| ProvedMove {
-            text: MoveText::annotated(m.position.to_move, mv.pit, &mv.step),
-            margins: proof.margins(front.move_interval(mv, &st.know)),
             after: m.position.play(&game, mv.pit).0,
+            text: mv.text,
+            margins: mv.margins,
         })
         .collect();
+    if moves.is_empty() {
+        return Ok(None);
+    }
     // Best first for the side to move: the highest upper bound from its side, then the
     // highest lower bound (an exact best move before moves merely bounded by it).
     let sign = m.position.to_move.sign();
@@ -152,7 +147,7 @@ fn read(dir: &Path) -> Result<Option<Proved>, ProofError> {
         dir: dir.to_path_buf(),
         rules: m.rules,
         position: m.position,
-        value: proof.margins(front.interval(front.root, &st.know)),
+        value: proof.margins(st.tree.front.interval(st.tree.front.root, &st.know)),
         moves,
     }))
 }
