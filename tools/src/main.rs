@@ -9,6 +9,7 @@ mod draw;
 mod error;
 mod progress;
 mod serve;
+mod setup;
 mod view;
 
 use std::process::ExitCode;

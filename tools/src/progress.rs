@@ -1,5 +1,6 @@
 //! The progress display on stderr of the commands that search: a spinner with a status
-//! message and lines above it on a terminal, plain lines otherwise.
+//! message and lines above it on a terminal, plain lines otherwise; and the counting bar
+//! of the commands that work through a list ([`list_bar`]).
 //!
 //! A search that runs for hours shows that it is alive through a node counter
 //! ([`Progress::watch`], fed by [`Solver::with_node_counter`]): after the status message
@@ -10,6 +11,7 @@
 //! [`PLAIN_EVERY`], after the time since the display began, as the spinner shows it:
 //! `[01:02:03] exact: testing margin >= +8  [123456789 nodes, 2000000 nodes/s, 62s]`.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -206,6 +208,36 @@ impl Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.stop_ticker();
+    }
+}
+
+/// The display of a command that works through a list (`kalah bench`'s positions,
+/// `kalah verify`'s cases): a bar on stderr counting `len` items, with the elapsed time
+/// and a status message; none when quiet. Lines go above it through [`emit`].
+pub fn list_bar(quiet: bool, len: usize) -> Option<ProgressBar> {
+    if quiet {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} [{pos}/{len}] {msg}")
+            // Invariant: the template above is valid.
+            .expect("valid progress template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    Some(bar)
+}
+
+/// Print a line on stdout, with the progress display (if any) out of the way.
+pub fn emit(bar: &Option<ProgressBar>, line: &str) -> std::io::Result<()> {
+    let print = || {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{line}")?;
+        out.flush()
+    };
+    match bar {
+        Some(bar) => bar.suspend(print),
+        None => print(),
     }
 }
 

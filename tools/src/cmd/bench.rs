@@ -5,16 +5,15 @@
 //! it changes only when the search changes (move ordering, table replacement, pruning).
 //! `results/bench.md` records it; `scripts/bench.sh` prints a table to compare commits.
 
-use std::io::Write;
 use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::notation::play_record;
 use solver::{analysis, Capture, Game, Position, RulesBuilder, Solver};
 
 use crate::error::CliError;
+use crate::progress::{emit, list_bar};
 
 /// One benchmark position: the position `record` reaches from the start of
 /// Kalah(`pits`,`seeds`) under `capture` (other switches default).
@@ -131,7 +130,7 @@ pub struct BenchArgs {
     /// Transposition table size in MiB (a fresh table for each position). Node counts
     /// are comparable only at the same size
     #[arg(long, value_name = "MB", default_value_t = 256,
-          value_parser = crate::cmd::solve::parse_tt_mb)]
+          value_parser = crate::args::parse_tt_mb)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
@@ -163,24 +162,11 @@ pub fn position(b: &BenchPosition) -> Result<(Game, Position), CliError> {
     Ok((game, pos))
 }
 
-/// Print a line on stdout, with the progress display (if any) out of the way.
-pub fn emit(bar: &Option<ProgressBar>, line: &str) -> std::io::Result<()> {
-    let print = || {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{line}")?;
-        out.flush()
-    };
-    match bar {
-        Some(bar) => bar.suspend(print),
-        None => print(),
-    }
-}
-
 /// `kalah bench`.
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     // Each position gets a fresh table of at most --tt-mb: checked once, before the first,
     // at the size asked.
-    crate::cmd::solve::check_table_memory(a.tt_mb, a.tt_mb as u64)?;
+    crate::setup::check_table_memory(a.tt_mb, a.tt_mb as u64)?;
     let chosen: Vec<&BenchPosition> = POSITIONS
         .iter()
         .filter(|b| match &a.filter {
@@ -188,19 +174,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
             None => true,
         })
         .collect();
-    let bar = if a.quiet {
-        None
-    } else {
-        let bar =
-            ProgressBar::with_draw_target(Some(chosen.len() as u64), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed_precise} [{pos}/{len}] {msg}")
-                // Invariant: the template above is valid.
-                .expect("valid progress template"),
-        );
-        bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        Some(bar)
-    };
+    let bar = list_bar(a.quiet, chosen.len());
     if !a.json {
         let mut head = format!(
             "{:<20} {:>6} {:>9} {:>13}",

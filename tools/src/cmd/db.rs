@@ -16,12 +16,13 @@ use solver::dbfile::{
     merge_shards, rules_from_key, shard_file_name, write_shard, Database, ShardSpec,
 };
 use solver::gen::cyclic::build_level_cyclic;
-use solver::gen::{build_level, build_memory, GenError, Lower};
+use solver::gen::{build_level, build_memory, Lower};
 use solver::verify::{rederive_level, LevelCheck, Mismatch};
 use solver::{Game, Probe};
 
-use crate::args::{resolve, PositionArg, RulesArgs};
-use crate::error::CliError;
+use crate::args::{parse_threads, pie_unused, resolve, PositionArg, RulesArgs};
+use crate::error::{CliError, DbCmdError};
+use crate::setup::{mem_available, open_database};
 
 /// Arguments of `kalah db`.
 #[derive(Args, Debug)]
@@ -59,7 +60,7 @@ pub struct BuildArgs {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Worker threads [default: all cores], from 1 to 4 per core as for `kalah solve`
-    #[arg(long, value_name = "N", value_parser = crate::cmd::solve::parse_threads)]
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Build only part I of N (0 <= I < N) of level K into a shard file: the boards of its
     /// splits of the seeds between the two rows (`kalah db plan` lists them); levels
@@ -130,131 +131,6 @@ pub struct ProbeArgs {
     pub db: PathBuf,
 }
 
-/// Why a database command failed.
-#[derive(Debug, thiserror::Error)]
-pub enum DbCmdError {
-    /// A level or shard file, or the directory, is unusable.
-    #[error(transparent)]
-    Db(#[from] DbError),
-    /// A level could not be generated.
-    #[error(transparent)]
-    Retro(#[from] GenError),
-    /// The build would not fit in memory.
-    #[error(
-        "{what} needs {need} MiB of memory but only {avail} MiB are available \
-         (MemAvailable in /proc/meminfo); {advice}"
-    )]
-    NoMemory {
-        /// What was to be built: the level, or the shard of it.
-        what: String,
-        /// What would fit instead.
-        advice: String,
-        /// MiB needed.
-        need: u64,
-        /// MiB available.
-        avail: u64,
-    },
-    /// A level file present under its name fails verification.
-    #[error("{path}: present but damaged ({source}); delete it to rebuild it")]
-    Damaged {
-        /// The file.
-        path: String,
-        /// What verification found.
-        source: DbError,
-    },
-    /// Another `kalah db build` writes into the directory.
-    #[error(
-        "another build holds {dir} (process {holder}, in {lock}); wait for it, or \
-         delete the lock if no build runs"
-    )]
-    Locked {
-        /// The directory.
-        dir: String,
-        /// The lock file.
-        lock: String,
-        /// The process id in the lock file.
-        holder: String,
-    },
-    /// `db build --max-seeds` beyond what a level file can hold.
-    #[error("--max-seeds: {0}")]
-    Refused(DbError),
-    /// `--pie` given to `db build`, whose levels do not depend on it.
-    #[error("--pie: kalah db build does not use the pie rule (it changes only the first turn, not the levels); leave it out")]
-    Pie,
-    /// `db build --out` names something that is not a directory.
-    #[error("--out {0}: not a directory (the database is a directory of level files)")]
-    NotADirectory(String),
-    /// `verify` found no level file at all.
-    #[error("{0} holds no level files (*.kdb): nothing to verify")]
-    NoLevels(String),
-    /// `verify` found problems; they were printed above.
-    #[error("{0} problem(s) found in {1}")]
-    VerifyFailed(usize, String),
-    /// The position has more seeds than the database covers.
-    #[error("the position has {seeds} seeds on the board but the database in {dir} covers at most {max} (levels 0..={max})")]
-    NotCovered {
-        /// Seeds of the position.
-        seeds: u32,
-        /// Highest level.
-        max: u32,
-        /// The directory.
-        dir: String,
-    },
-    /// No level 0 of these rules in the directory.
-    #[error("{dir} holds no level files for rules [{rules}] (missing {first})")]
-    Empty {
-        /// The directory.
-        dir: String,
-        /// The rules asked for.
-        rules: String,
-        /// The name of level 0.
-        first: String,
-    },
-    /// A level of clockwise rules could not be generated.
-    #[error(transparent)]
-    Cyclic(#[from] solver::gen::cyclic::CyclicError),
-    /// `--shard` with rules whose play can cycle.
-    #[error(
-        "--shard needs counter-clockwise rules: the retrograde solver of clockwise rules \
-         builds whole levels only"
-    )]
-    ShardCyclic,
-    /// The rule switches were refused.
-    #[error(transparent)]
-    Rules(#[from] solver::RulesError),
-    /// Thread pool set-up.
-    #[error("cannot start the worker threads: {0}")]
-    Threads(String),
-}
-
-impl DbCmdError {
-    /// The process exit status, as [`CliError::exit_code`] gives it: 2 for an option or
-    /// position the command refuses before it reads or writes a level (the pie rule, more
-    /// seeds than a level holds, an `--out` that is not a directory, `--shard` with rules that can cycle, a level too
-    /// large for memory, a position the database does not hold), 1 for what it found in
-    /// the files.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            DbCmdError::Pie
-            | DbCmdError::Refused(_)
-            | DbCmdError::NotADirectory(_)
-            | DbCmdError::ShardCyclic
-            | DbCmdError::Rules(_)
-            | DbCmdError::NoMemory { .. }
-            | DbCmdError::Empty { .. }
-            | DbCmdError::NotCovered { .. } => 2,
-            DbCmdError::Db(_)
-            | DbCmdError::Retro(_)
-            | DbCmdError::Damaged { .. }
-            | DbCmdError::Locked { .. }
-            | DbCmdError::NoLevels(_)
-            | DbCmdError::VerifyFailed(..)
-            | DbCmdError::Cyclic(_)
-            | DbCmdError::Threads(_) => 1,
-        }
-    }
-}
-
 /// Runs a `kalah db` subcommand.
 pub fn run(args: &DbArgs) -> Result<(), CliError> {
     let r = match &args.command {
@@ -266,14 +142,6 @@ pub fn run(args: &DbArgs) -> Result<(), CliError> {
         DbCommand::Probe(a) => return run_probe(a),
     };
     r.map_err(CliError::from)
-}
-
-/// Bytes of memory available to a new process, from `/proc/meminfo` (`None` elsewhere).
-pub(crate) fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// MiB, rounded up.
@@ -852,10 +720,9 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
 fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     if rules.pie {
-        return Err(crate::cmd::solve::pie_unused("db probe"));
+        return Err(pie_unused("db probe"));
     }
-    crate::cmd::solve::check_db_dir(&a.db)?;
-    let db = Database::open(&a.db, &rules).map_err(DbCmdError::from)?;
+    let db = open_database(&a.db, &rules)?;
     if db.levels() == 0 {
         return Err(DbCmdError::Empty {
             dir: a.db.display().to_string(),

@@ -7,22 +7,19 @@
 //! fail with exit status 1.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use serde_json::json;
-use solver::dbfile::Database;
 use solver::engine::{Engine, Settings, Sources};
 use solver::search::SolveError;
 use solver::{analysis, Capture, EndRule, Game, Position, Probe, Rules, RulesBuilder};
 
-use crate::cmd::bench::emit;
-use crate::cmd::db::DbCmdError;
-use crate::cmd::solve::{
-    all_cores, endgame_table, parse_endgame, parse_threads, transposition_table, EndgameArg,
-};
+use crate::args::{all_cores, parse_endgame, parse_threads, parse_tt_mb, EndgameArg};
 use crate::error::CliError;
+use crate::progress::{emit, list_bar};
+use crate::setup::{checked, endgame_table, open_database, transposition_table};
 
 /// The published cases, `pits seeds capture value cost` a line.
 const PUBLISHED: &str = include_str!("../../data/published.txt");
@@ -144,7 +141,7 @@ pub struct VerifyArgs {
     pub list: bool,
     /// Transposition table size in MiB (a fresh table for each case), from 1
     #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
-          value_parser = crate::cmd::solve::parse_tt_mb)]
+          value_parser = parse_tt_mb)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
@@ -206,11 +203,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     let game = Game::new(rules);
     let start = Instant::now();
     let db = match &a.db {
-        Some(dir) => Some({
-            crate::cmd::solve::check_db_dir(dir)?;
-            Database::open(dir, &rules).map_err(DbCmdError::from)?
-        })
-        .filter(|db| db.levels() > 0),
+        Some(dir) => Some(open_database(dir, &rules)?).filter(|db| db.levels() > 0),
         None => None,
     };
     let seeds = game.rules().total_seeds();
@@ -244,27 +237,13 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
             bar.set_message(format!("{}: {depth} done", case.id()));
         }
     });
-    let solution = crate::cmd::solve::checked(solution, db.as_ref().zip(a.db.as_deref()), &pos)?;
+    let solution = checked(solution, db.as_ref().zip(a.db.as_deref()), &pos)?;
     Ok(Outcome {
         value: solution.margin,
         nodes: solver.nodes,
         probes: solver.probes,
         seconds: start.elapsed().as_secs_f64(),
     })
-}
-
-fn progress_bar(quiet: bool, len: usize) -> Option<ProgressBar> {
-    if quiet {
-        return None;
-    }
-    let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed_precise} [{pos}/{len}] {msg}")
-            // Invariant: the template above is valid.
-            .expect("valid progress template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    Some(bar)
 }
 
 /// The largest `--data` file read, in bytes: the built-in list is a few KiB.
@@ -311,7 +290,7 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    let bar = progress_bar(a.quiet, cases.len());
+    let bar = list_bar(a.quiet, cases.len());
     if !a.json {
         emit(
             &bar,
