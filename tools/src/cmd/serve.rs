@@ -69,7 +69,9 @@ fn check_memory(a: &ServeArgs) -> Result<(), CliError> {
         .saturating_add(a.endgame_mb.saturating_mul(searches + 1));
     match crate::setup::mem_available() {
         Some(avail) if need > avail >> 20 => Err(CliError::BadOption(format!(
-            "--max-searches {} of --tt-mb {} and --endgame-mb {} may hold {need} MiB at              once, more than the {} MiB of memory available (MemAvailable in              /proc/meminfo); give smaller tables or fewer searches",
+            "--max-searches {} of --tt-mb {} and --endgame-mb {} may hold {need} MiB at \
+             once, more than the {} MiB of memory available (MemAvailable in \
+             /proc/meminfo); give smaller tables or fewer searches",
             a.max_searches,
             a.tt_mb,
             a.endgame_mb,
