@@ -7,6 +7,8 @@ mod args;
 mod cmd;
 mod draw;
 mod error;
+mod lines;
+mod lock;
 mod progress;
 mod serve;
 mod setup;
