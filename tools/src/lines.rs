@@ -74,59 +74,36 @@ impl<R: BufRead> Lines<R> {
 mod tests {
     use super::*;
 
-    /// Every line of `text` read with lines of at most `max` bytes.
-    fn all(text: &[u8], max: usize) -> Vec<(u64, Result<String, String>)> {
+    /// Every line of `text` read with lines of at most `max` bytes, a refused one as
+    /// `!` and why.
+    fn all(text: &[u8], max: usize) -> Vec<(u64, String)> {
         let mut lines = Lines::new(text, max);
         let mut out = Vec::new();
         while let Some((n, line)) = lines.next_line().unwrap() {
-            out.push((n, line.map(str::to_string)));
+            out.push((n, line.map_or_else(|why| format!("!{why}"), str::to_string)));
         }
         out
     }
 
     #[test]
-    fn lines_are_numbered_and_lose_their_ends() {
-        assert_eq!(
-            all(b"a\r\n\nbc\nd", 4),
-            vec![
-                (1, Ok("a".to_string())),
-                (2, Ok(String::new())),
-                (3, Ok("bc".to_string())),
-                (4, Ok("d".to_string())),
-            ]
-        );
-        assert!(all(b"", 4).is_empty());
-    }
-
-    #[test]
-    fn a_long_line_is_refused_and_the_next_one_read() {
+    fn lines_are_numbered_and_refused_alone() {
         let long = format!("{}\nok\n", "x".repeat(10_000));
-        assert_eq!(
-            all(long.as_bytes(), 8),
-            vec![
-                (1, Err("longer than 8 bytes".to_string())),
-                (2, Ok("ok".to_string())),
-            ]
-        );
-        // Exactly the limit, with either line end, is a line.
-        assert_eq!(
-            all(b"12345678\r\n12345678\n123456789", 8),
-            vec![
-                (1, Ok("12345678".to_string())),
-                (2, Ok("12345678".to_string())),
-                (3, Err("longer than 8 bytes".to_string())),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_line_that_is_not_utf8_is_refused_alone() {
-        assert_eq!(
-            all(b"\xff\xfe\nok", 8),
-            vec![
-                (1, Err("not UTF-8 text".to_string())),
-                (2, Ok("ok".to_string())),
-            ]
-        );
+        let cases: [(&[u8], &[&str]); 5] = [
+            (b"", &[]),
+            // Line ends go, blank lines stay (and count).
+            (b"a\r\n\nbc\nd", &["a", "", "bc", "d"]),
+            // A long line is read to its end and passed over.
+            (long.as_bytes(), &["!longer than 8 bytes", "ok"]),
+            // Exactly the limit, with either line end, is a line.
+            (
+                b"12345678\r\n12345678\n123456789",
+                &["12345678", "12345678", "!longer than 8 bytes"],
+            ),
+            (b"\xff\xfe\nok", &["!not UTF-8 text", "ok"]),
+        ];
+        for (text, want) in cases {
+            let want: Vec<(u64, String)> = (1..).zip(want.iter().map(|s| s.to_string())).collect();
+            assert_eq!(all(text, 8), want, "{:?}", String::from_utf8_lossy(text));
+        }
     }
 }

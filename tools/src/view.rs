@@ -10,6 +10,7 @@
 //!        A1  A2  A3  A4  A5  A6
 //! ```
 
+use solver::search::tt::EXACT;
 use solver::{Game, Position, Side};
 
 /// Width of one pit column.
@@ -66,6 +67,20 @@ pub fn status(game: &Game, pos: &Position) -> String {
 pub fn final_margin(game: &Game, pos: &Position) -> Option<i32> {
     game.terminal_value(&pos.board())
         .map(|v| solver::score::margin(pos, v))
+}
+
+/// A margin or value with its sign, `+3`, `-2` or `+0`, as every report prints them.
+pub fn signed(v: i32) -> String {
+    format!("{v:+}")
+}
+
+/// A search depth as the reports name it: `depth 5`, or `exact` for [`EXACT`].
+pub fn depth_name(depth: u8) -> String {
+    if depth == EXACT {
+        "exact".to_string()
+    } else {
+        format!("depth {depth}")
+    }
 }
 
 /// The question "is the gain of `pos`'s side to move at least `beta`?" as a final-margin

@@ -13,7 +13,7 @@ use solver::notation::play_record;
 use solver::{analysis, Capture, Game, Position, RulesBuilder, Solver};
 
 use crate::error::CliError;
-use crate::progress::{emit, list_bar};
+use crate::progress::ListBar;
 
 /// One benchmark position: the position `record` reaches from the start of
 /// Kalah(`pits`,`seeds`) under `capture` (other switches default).
@@ -174,7 +174,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
             None => true,
         })
         .collect();
-    let bar = list_bar(a.quiet, chosen.len());
+    let mut bar = ListBar::new(a.quiet, chosen.len());
     if !a.json {
         let mut head = format!(
             "{:<20} {:>6} {:>9} {:>13}",
@@ -183,14 +183,12 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         if !a.no_times {
             head += &format!(" {:>9} {:>12}", "time (s)", "nodes/s");
         }
-        emit(&bar, &head)?;
+        bar.line(&head)?;
     }
     let (mut nodes_total, mut seconds_total) = (0u64, 0f64);
     let mut wrong = Vec::new();
     for b in &chosen {
-        if let Some(bar) = &bar {
-            bar.set_message(b.name);
-        }
+        bar.message(b.name.to_string());
         let (game, pos) = position(b)?;
         let mut solver = Solver::new(&game, a.tt_mb)?;
         let start = Instant::now();
@@ -215,7 +213,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
                 obj["seconds"] = json!(seconds);
                 obj["nodes_per_second"] = json!(nps);
             }
-            emit(&bar, &obj.to_string())?;
+            bar.line(&obj.to_string())?;
         } else {
             let mut row = format!(
                 "{:<20} {:>6} {:>9} {:>13}",
@@ -227,15 +225,11 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
             if !a.no_times {
                 row += &format!(" {seconds:>9.3} {nps:>12.0}");
             }
-            emit(&bar, &row)?;
+            bar.line(&row)?;
         }
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
+        bar.step();
     }
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
+    bar.finish();
     if !a.json {
         let mut row = format!("{:<20} {:>6} {:>9} {:>13}", "total", "", "", nodes_total);
         if !a.no_times {
@@ -244,7 +238,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
                 nodes_total as f64 / seconds_total.max(1e-9)
             );
         }
-        emit(&None, &row)?;
+        bar.line(&row)?;
     }
     if wrong.is_empty() {
         Ok(())

@@ -18,6 +18,7 @@ use crate::args::{pie_unused, resolve, PositionArg, RulesArgs, SearchArgs};
 use crate::error::CliError;
 use crate::progress::Progress;
 use crate::setup::{backing, checked, engine, transposition_table};
+use crate::view::{depth_name, signed};
 
 /// `println!` that returns an error instead of panicking when stdout is closed (for
 /// example `kalah moves | head -1`).
@@ -67,18 +68,6 @@ fn watched<'a>(engine: Engine<'a>, progress: &Progress) -> Engine<'a> {
     match engine {
         Engine::Search(s) => Engine::Search(Box::new(progress.watch(*s))),
         e => e,
-    }
-}
-
-fn signed(v: i32) -> String {
-    format!("{v:+}")
-}
-
-fn depth_name(d: u8) -> String {
-    if d == EXACT {
-        "exact".to_string()
-    } else {
-        format!("depth {d}")
     }
 }
 

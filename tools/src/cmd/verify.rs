@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use indicatif::ProgressBar;
 use serde_json::json;
 use solver::engine::{Engine, Settings, Sources};
 use solver::search::SolveError;
@@ -18,8 +17,9 @@ use solver::{analysis, Capture, EndRule, Game, Position, Probe, Rules, RulesBuil
 
 use crate::args::{all_cores, parse_endgame, parse_threads, parse_tt_mb, EndgameArg};
 use crate::error::CliError;
-use crate::progress::{emit, list_bar};
+use crate::progress::ListBar;
 use crate::setup::{checked, endgame_table, open_database, transposition_table};
+use crate::view::{depth_name, signed};
 
 /// The published cases, `pits seeds capture value cost` a line.
 const PUBLISHED: &str = include_str!("../../data/published.txt");
@@ -198,7 +198,7 @@ fn select(a: &VerifyArgs, cases: Vec<Case>) -> Result<Vec<Case>, CliError> {
     Ok(cases.into_iter().filter(|c| c.cost <= limit).collect())
 }
 
-fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outcome, CliError> {
+fn solve(case: &Case, a: &VerifyArgs, bar: &ListBar) -> Result<Outcome, CliError> {
     let rules = case.rules()?;
     let game = Game::new(rules);
     let start = Instant::now();
@@ -210,9 +210,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     // The transposition table first: it is faulted in while the endgame table is built.
     let tt = transposition_table(&rules, seeds, a.tt_mb)?;
     let table = endgame_table(&game, seeds, a.endgame, db.is_some(), |msg, _| {
-        if let Some(bar) = bar {
-            bar.set_message(format!("{}: {msg}", case.id()));
-        }
+        bar.message(format!("{}: {msg}", case.id()));
     })?;
     let sources = Sources {
         db: db.as_ref().map(|db| db as &dyn Probe),
@@ -228,13 +226,8 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     };
     let pos = Position::start(&rules);
     let solution = analysis::solve(&mut solver, &pos, a.max_depth, |e| {
-        if let (Some(bar), solver::search::Event::Iteration(it)) = (bar, e) {
-            let depth = if it.depth == solver::search::tt::EXACT {
-                "exact".to_string()
-            } else {
-                format!("depth {}", it.depth)
-            };
-            bar.set_message(format!("{}: {depth} done", case.id()));
+        if let solver::search::Event::Iteration(it) = e {
+            bar.message(format!("{}: {} done", case.id(), depth_name(it.depth)));
         }
     });
     let solution = checked(solution, db.as_ref().zip(a.db.as_deref()), &pos)?;
@@ -277,6 +270,7 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
             "no case to verify: {what} holds {why}"
         )));
     }
+    let mut bar = ListBar::new(a.quiet || a.list, cases.len());
     if a.list {
         for c in &cases {
             let line = format!(
@@ -286,26 +280,20 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
                 c.cost.name(),
                 c.source
             );
-            emit(&None, &line)?;
+            bar.line(&line)?;
         }
         return Ok(());
     }
-    let bar = list_bar(a.quiet, cases.len());
     if !a.json {
-        emit(
-            &bar,
-            &format!(
-                "{:<12} {:<9} {:>9} {:>5} {:<6} {:>9} {:>14}",
-                "board", "capture", "published", "ours", "agree", "time (s)", "nodes"
-            ),
-        )?;
+        bar.line(&format!(
+            "{:<12} {:<9} {:>9} {:>5} {:<6} {:>9} {:>14}",
+            "board", "capture", "published", "ours", "agree", "time (s)", "nodes"
+        ))?;
     }
     let mut disagree = Vec::new();
     let started = Instant::now();
     for case in &cases {
-        if let Some(bar) = &bar {
-            bar.set_message(format!("{} ({})", case.id(), case.cost.name()));
-        }
+        bar.message(format!("{} ({})", case.id(), case.cost.name()));
         let out = solve(case, a, &bar)?;
         let agrees = out.value == case.published;
         if !agrees {
@@ -341,14 +329,10 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
                 out.nodes
             )
         };
-        emit(&bar, &line)?;
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
+        bar.line(&line)?;
+        bar.step();
     }
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
+    bar.finish();
     if !a.json {
         let skipped = total - cases.len();
         let summary = format!(
@@ -362,7 +346,7 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
                 String::new()
             }
         );
-        emit(&None, &summary)?;
+        bar.line(&summary)?;
     }
     if disagree.is_empty() {
         Ok(())
@@ -372,10 +356,6 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
             disagree.join(", ")
         )))
     }
-}
-
-fn signed(v: i32) -> String {
-    format!("{v:+}")
 }
 
 #[cfg(test)]
