@@ -171,14 +171,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn database_probes_equal_the_solver_and_cut_nodes() {
+    /// Kalah(4,3) and its levels 0..=10, built in a fresh folder (kept while the first
+    /// lives).
+    fn kalah43_to_level_10() -> (tempfile::TempDir, Game, Database) {
         let dir = tempfile::tempdir().unwrap();
         let rules = Rules::kalah(4, 3).unwrap();
         build_files(dir.path(), &rules, 10);
         let db = Database::open(dir.path(), &rules).unwrap();
         assert_eq!(db.max_seeds(), 10);
-        let game = Game::new(rules);
+        (dir, Game::new(rules), db)
+    }
+
+    #[test]
+    fn database_probes_equal_the_solver_and_cut_nodes() {
+        let (_dir, game, db) = kalah43_to_level_10();
         let start = Board::start(4, 3);
         let mut plain = Solver::new(&game, 16).unwrap();
         let v = plain.value(&start);
@@ -208,11 +214,7 @@ mod tests {
     fn boards_just_above_the_database_keep_their_values_when_their_moves_are_read_from_it() {
         // Boards of 11 to 14 seeds over levels 0..=10: most of their moves lead into the
         // database, which `Solver::peek` reads before the node's table entry.
-        let dir = tempfile::tempdir().unwrap();
-        let rules = Rules::kalah(4, 3).unwrap();
-        build_files(dir.path(), &rules, 10);
-        let db = Database::open(dir.path(), &rules).unwrap();
-        let game = Game::new(rules);
+        let (_dir, game, db) = kalah43_to_level_10();
         let mut plain = Solver::new(&game, 16).unwrap();
         let mut probed = Solver::new(&game, 16).unwrap().with_probe(&db);
         let mut checked = 0;

@@ -1,5 +1,8 @@
-//! Arguments shared by the subcommands: the rule switches and the starting position.
+//! Arguments shared by the subcommands: the rule switches, the starting position, the
+//! search options, and the parsers of the values several commands take (thread counts,
+//! table sizes, seconds).
 
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::Args;
@@ -104,6 +107,118 @@ pub struct PositionArg {
     /// B1..Bm), side A (South) or B (North); e.g. 1,0,2/0/0,4,0/0/A
     #[arg(long, value_name = "P", value_parser = Position::from_str)]
     pub position: Option<Position>,
+}
+
+/// Options shared by the commands that search.
+#[derive(Args, Debug, Clone)]
+pub struct SearchArgs {
+    /// Transposition table size in MiB, from 1 (no more than the memory available)
+    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
+          value_parser = parse_tt_mb)]
+    pub tt_mb: usize,
+    /// Search threads, all cores by default: the search splits its larger nodes' moves
+    /// between them, all sharing one table (for the pie rule's and each move's search too)
+    #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
+    pub threads: usize,
+    /// With several threads: split the search at nodes with at least this many seeds
+    /// (default: the endgame table's or database's level plus 14)
+    #[arg(long, value_name = "SEEDS")]
+    pub split_seeds: Option<u32>,
+    /// Endgame database directory (from `kalah db build`) to probe
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Deepest depth-limited iteration before the exact search
+    #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
+    pub max_depth: u8,
+    /// Endgame table built in memory before the search: the value of every board with up
+    /// to K seeds. auto: half the seeds in play less 6, within 2 Gi boards (at most 25
+    /// seeds for 6 pits); none with --db, whose levels take its place
+    #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
+    pub endgame: EndgameArg,
+}
+
+/// The machine's cores (1 where the system cannot say): the default `--threads`.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// `--threads` may ask for at most this many threads per core: more only add switching
+/// (a search on 100000 threads took minutes instead of half a second).
+pub const THREADS_PER_CORE: usize = 4;
+
+/// A `--threads` value, the same for every command: a whole number from 1 to
+/// [`THREADS_PER_CORE`] times the machine's cores.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let max = THREADS_PER_CORE * all_cores();
+    match s.parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(0) => Err(format!(
+            "'0' is not a thread count: 0 threads cannot run anything (give a whole number \
+             from 1 to {max})"
+        )),
+        Ok(n) => Err(format!(
+            "{n} threads is more than {THREADS_PER_CORE} per core of this machine's {} \
+             (at most {max}): more threads than that only slow the work down",
+            all_cores()
+        )),
+        Err(_) => Err(format!(
+            "'{s}' is not a thread count (a whole number from 1 to {max})"
+        )),
+    }
+}
+
+/// A `--tt-mb` value: a whole number of MiB from 1 (a table of 0 MiB cannot hold the
+/// search; the memory it may take is checked when it is allocated).
+pub fn parse_tt_mb(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => {
+            Err("a transposition table of 0 MiB cannot hold a search: give at least 1".to_string())
+        }
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "'{s}' is not a size in MiB (a whole number from 1)"
+        )),
+    }
+}
+
+/// A `--unit-seconds` value (`kalah prove`, `kalah estimate`): a finite number of
+/// seconds from 0 to 10^9.
+pub fn unit_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=1e9).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds from 0 to 1000000000"
+        )),
+    }
+}
+
+/// The `--endgame` choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndgameArg {
+    Auto,
+    Off,
+    Level(u32),
+}
+
+/// An `--endgame` value: a number of seeds, `auto` or `none`.
+pub fn parse_endgame(s: &str) -> Result<EndgameArg, String> {
+    match s {
+        "auto" => Ok(EndgameArg::Auto),
+        "none" => Ok(EndgameArg::Off),
+        _ => s
+            .parse::<u32>()
+            .map(EndgameArg::Level)
+            .map_err(|_| format!("expected a number of seeds, auto or none, not '{s}'")),
+    }
+}
+
+/// The refusal of `--pie` by a command that has no use for it (only `kalah solve` and
+/// `kalah verify` analyse the swap).
+pub fn pie_unused(cmd: &str) -> CliError {
+    CliError::BadOption(format!(
+        "--pie: kalah {cmd} does not use the pie rule (kalah solve analyses the swap); leave \
+         it out"
+    ))
 }
 
 /// The rules and the position a command works on.

@@ -1,8 +1,10 @@
-//! The errors of the `kalah` command, one enum for all subcommands.
+//! The errors of the `kalah` command: one enum for all subcommands ([`CliError`]), and
+//! the database commands' own ([`DbCmdError`]), which it wraps.
 //!
 //! Each variant wraps the library error that says what went wrong; [`CliError::exit_code`]
 //! tells bad input (exit status 2) from other failures (1).
 
+use db_format::DbError;
 use solver::gen::cyclic::CyclicError;
 use solver::gen::GenError;
 use solver::{PositionError, RecordError, RulesError, SolveError};
@@ -19,9 +21,9 @@ pub enum CliError {
     /// A move of the record cannot be played.
     #[error(transparent)]
     Record(#[from] RecordError),
-    /// A `kalah db` command failed (see [`crate::cmd::db::DbCmdError`]).
+    /// A `kalah db` command failed (see [`DbCmdError`]).
     #[error(transparent)]
-    Db(#[from] crate::cmd::db::DbCmdError),
+    Db(#[from] DbCmdError),
     /// The search refused (for example, rules it cannot search) or found no table.
     #[error(transparent)]
     Solve(#[from] SolveError),
@@ -100,6 +102,131 @@ impl CliError {
             | CliError::Mismatch(_)
             | CliError::Contradiction { .. }
             | CliError::Proof(_) => 1,
+        }
+    }
+}
+
+/// Why a database command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DbCmdError {
+    /// A level or shard file, or the directory, is unusable.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// A level could not be generated.
+    #[error(transparent)]
+    Retro(#[from] GenError),
+    /// The build would not fit in memory.
+    #[error(
+        "{what} needs {need} MiB of memory but only {avail} MiB are available \
+         (MemAvailable in /proc/meminfo); {advice}"
+    )]
+    NoMemory {
+        /// What was to be built: the level, or the shard of it.
+        what: String,
+        /// What would fit instead.
+        advice: String,
+        /// MiB needed.
+        need: u64,
+        /// MiB available.
+        avail: u64,
+    },
+    /// A level file present under its name fails verification.
+    #[error("{path}: present but damaged ({source}); delete it to rebuild it")]
+    Damaged {
+        /// The file.
+        path: String,
+        /// What verification found.
+        source: DbError,
+    },
+    /// Another `kalah db build` writes into the directory.
+    #[error(
+        "another build holds {dir} (process {holder}, in {lock}); wait for it, or \
+         delete the lock if no build runs"
+    )]
+    Locked {
+        /// The directory.
+        dir: String,
+        /// The lock file.
+        lock: String,
+        /// The process id in the lock file.
+        holder: String,
+    },
+    /// `db build --max-seeds` beyond what a level file can hold.
+    #[error("--max-seeds: {0}")]
+    Refused(DbError),
+    /// `--pie` given to `db build`, whose levels do not depend on it.
+    #[error("--pie: kalah db build does not use the pie rule (it changes only the first turn, not the levels); leave it out")]
+    Pie,
+    /// `db build --out` names something that is not a directory.
+    #[error("--out {0}: not a directory (the database is a directory of level files)")]
+    NotADirectory(String),
+    /// `verify` found no level file at all.
+    #[error("{0} holds no level files (*.kdb): nothing to verify")]
+    NoLevels(String),
+    /// `verify` found problems; they were printed above.
+    #[error("{0} problem(s) found in {1}")]
+    VerifyFailed(usize, String),
+    /// The position has more seeds than the database covers.
+    #[error("the position has {seeds} seeds on the board but the database in {dir} covers at most {max} (levels 0..={max})")]
+    NotCovered {
+        /// Seeds of the position.
+        seeds: u32,
+        /// Highest level.
+        max: u32,
+        /// The directory.
+        dir: String,
+    },
+    /// No level 0 of these rules in the directory.
+    #[error("{dir} holds no level files for rules [{rules}] (missing {first})")]
+    Empty {
+        /// The directory.
+        dir: String,
+        /// The rules asked for.
+        rules: String,
+        /// The name of level 0.
+        first: String,
+    },
+    /// A level of clockwise rules could not be generated.
+    #[error(transparent)]
+    Cyclic(#[from] CyclicError),
+    /// `--shard` with rules whose play can cycle.
+    #[error(
+        "--shard needs counter-clockwise rules: the retrograde solver of clockwise rules \
+         builds whole levels only"
+    )]
+    ShardCyclic,
+    /// The rule switches were refused.
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    /// Thread pool set-up.
+    #[error("cannot start the worker threads: {0}")]
+    Threads(String),
+}
+
+impl DbCmdError {
+    /// The process exit status, as [`CliError::exit_code`] gives it: 2 for an option or
+    /// position the command refuses before it reads or writes a level (the pie rule, more
+    /// seeds than a level holds, an `--out` that is not a directory, `--shard` with rules
+    /// that can cycle, a level too large for memory, a position the database does not
+    /// hold), 1 for what it found in the files.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            DbCmdError::Pie
+            | DbCmdError::Refused(_)
+            | DbCmdError::NotADirectory(_)
+            | DbCmdError::ShardCyclic
+            | DbCmdError::Rules(_)
+            | DbCmdError::NoMemory { .. }
+            | DbCmdError::Empty { .. }
+            | DbCmdError::NotCovered { .. } => 2,
+            DbCmdError::Db(_)
+            | DbCmdError::Retro(_)
+            | DbCmdError::Damaged { .. }
+            | DbCmdError::Locked { .. }
+            | DbCmdError::NoLevels(_)
+            | DbCmdError::VerifyFailed(..)
+            | DbCmdError::Cyclic(_)
+            | DbCmdError::Threads(_) => 1,
         }
     }
 }

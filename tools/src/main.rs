@@ -7,8 +7,11 @@ mod args;
 mod cmd;
 mod draw;
 mod error;
+mod lines;
+mod lock;
 mod progress;
 mod serve;
+mod setup;
 mod view;
 
 use std::process::ExitCode;

@@ -1,5 +1,6 @@
 //! The progress display on stderr of the commands that search: a spinner with a status
-//! message and lines above it on a terminal, plain lines otherwise.
+//! message and lines above it on a terminal, plain lines otherwise; and the counting bar
+//! of the commands that work through a list ([`ListBar`]).
 //!
 //! A search that runs for hours shows that it is alive through a node counter
 //! ([`Progress::watch`], fed by [`Solver::with_node_counter`]): after the status message
@@ -10,6 +11,7 @@
 //! [`PLAIN_EVERY`], after the time since the display began, as the spinner shows it:
 //! `[01:02:03] exact: testing margin >= +8  [123456789 nodes, 2000000 nodes/s, 62s]`.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -206,6 +208,65 @@ impl Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.stop_ticker();
+    }
+}
+
+/// The display of a command that works through a list (`kalah bench`'s positions,
+/// `kalah verify`'s cases): a bar on stderr counting the items, with the elapsed time and
+/// a status message, and the report's lines on stdout above it. Without a bar (quiet, or
+/// once finished) the lines are printed alone.
+pub struct ListBar {
+    bar: Option<ProgressBar>,
+}
+
+impl ListBar {
+    /// A bar of `len` items, or none when `quiet`.
+    pub fn new(quiet: bool, len: usize) -> ListBar {
+        if quiet {
+            return ListBar { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed_precise} [{pos}/{len}] {msg}")
+                // Invariant: the template above is valid.
+                .expect("valid progress template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        ListBar { bar: Some(bar) }
+    }
+
+    /// Shows `message` as the status (what the current item is doing).
+    pub fn message(&self, message: String) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(message);
+        }
+    }
+
+    /// Prints `line` on stdout, with the bar out of the way.
+    pub fn line(&self, line: &str) -> std::io::Result<()> {
+        let print = || {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{line}")?;
+            out.flush()
+        };
+        match &self.bar {
+            Some(bar) => bar.suspend(print),
+            None => print(),
+        }
+    }
+
+    /// One more item done.
+    pub fn step(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    /// Clears the bar; lines from now on are printed alone.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! The ASCII board: North on top (B6..B1 left to right) with its store on the left, South
+//! Positions and questions as the terminal shows them: the side names, whose turn it
+//! is, the final margin, the bound a search asks about, and the ASCII board: North on top (B6..B1 left to right) with its store on the left, South
 //! below (A1..A6) with its store on the right, as the players see it from South's chair.
 //!
 //! ```text
@@ -9,6 +10,7 @@
 //!        A1  A2  A3  A4  A5  A6
 //! ```
 
+use solver::search::tt::EXACT;
 use solver::{Game, Position, Side};
 
 /// Width of one pit column.
@@ -65,6 +67,31 @@ pub fn status(game: &Game, pos: &Position) -> String {
 pub fn final_margin(game: &Game, pos: &Position) -> Option<i32> {
     game.terminal_value(&pos.board())
         .map(|v| solver::score::margin(pos, v))
+}
+
+/// A margin or value with its sign, `+3`, `-2` or `+0`, as every report prints them.
+pub fn signed(v: i32) -> String {
+    format!("{v:+}")
+}
+
+/// A search depth as the reports name it: `depth 5`, or `exact` for [`EXACT`].
+pub fn depth_name(depth: u8) -> String {
+    if depth == EXACT {
+        "exact".to_string()
+    } else {
+        format!("depth {depth}")
+    }
+}
+
+/// The question "is the gain of `pos`'s side to move at least `beta`?" as a final-margin
+/// bound: `margin >= m` for South to move, `margin <= m` for North.
+pub fn margin_question(pos: &Position, beta: i32) -> String {
+    let m = pos.store_margin() + pos.to_move.sign() * beta;
+    if pos.to_move.sign() > 0 {
+        format!("margin >= {m:+}")
+    } else {
+        format!("margin <= {m:+}")
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use common::kalah_stdout as kalah;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{enc, request, Server};
+use common::{api_moves, enc, request, Server};
 use serde_json::{json, Value};
 
 /// The longest the page may take to show a search's values (Kalah(6,4) from the start,
@@ -390,18 +390,7 @@ fn the_explorer_in_a_browser() {
         "/api/moves?capture=empty&position={}",
         enc(&after_a3)
     ));
-    let api: Vec<(String, i64)> = api["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["move"].as_str().unwrap().into(),
-                m["value"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(empty, api);
+    assert_eq!(empty, api_moves(&api));
     let shared = browser.js("return document.getElementById('share').href");
     let shared = shared.as_str().unwrap().to_string();
 

@@ -1,4 +1,5 @@
-//! `kalah db` end to end: build, verify, corrupt, shard and merge, info and probe.
+//! `kalah db` end to end: build, verify, corrupt, shard and merge, info and probe (one
+//! position, and a batch on standard input).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -252,4 +253,127 @@ fn shards_build_side_by_side_but_not_twice() {
         "{err}"
     );
     assert!(!dir.path().join(format!("{name}.shard-0-of-2")).exists());
+}
+
+/// Positions of Kalah(4, k) with at most 8 seeds on the board, each side to move.
+const PROBED: [&str; 6] = [
+    "1,1,0,0/3/0,0,2,0/5/B",
+    "2,0,0,1/0/0,1,0,0/0/A",
+    "0,0,0,1/0/0,0,0,1/0/A",
+    "1,2,1,0/10/0,1,1,2/12/A",
+    "0,3,0,1/4/2,0,0,1/7/B",
+    "0,0,0,0/20/1,2,0,0/10/A",
+];
+
+/// `kalah db probe --db DIR --position P`: the (value, margin) it prints.
+fn single_probe(dir: &Path, pos: &str) -> (i64, i64) {
+    let text = common::kalah_stdout(&[
+        "db",
+        "probe",
+        "--db",
+        dir.to_str().unwrap(),
+        "--position",
+        pos,
+    ]);
+    let field = |name: &str| -> i64 {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap();
+        let word = line.split_whitespace().nth(1).unwrap();
+        word.trim_start_matches('+').parse().unwrap()
+    };
+    (field("value:"), field("margin:"))
+}
+
+/// `kalah db probe --db DIR --batch` with `input` on standard input: its exit status and
+/// its output, a JSON object a line.
+fn batch_probe(dir: &Path, input: &str) -> (Option<i32>, Vec<serde_json::Value>) {
+    let out = kalah()
+        .args(["db", "probe", "--batch", "--db"])
+        .arg(dir)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let objects = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (out.status.code(), objects)
+}
+
+#[test]
+fn batch_probe_answers_as_the_single_probe_does() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), 4, 8, &[]);
+    // Blank lines are passed over, but counted in the line numbers.
+    let input = format!("\n{}\n  \n", PROBED.join("\n"));
+    let (code, objects) = batch_probe(dir.path(), &input);
+    assert_eq!(code, Some(0));
+    assert_eq!(objects.len(), PROBED.len());
+    for (i, (o, pos)) in objects.iter().zip(PROBED).enumerate() {
+        let (value, margin) = single_probe(dir.path(), pos);
+        assert_eq!(o["line"], i + 2, "{o}");
+        assert_eq!(o["position"], pos, "{o}");
+        assert_eq!(
+            (o["value"].as_i64(), o["margin"].as_i64()),
+            (Some(value), Some(margin)),
+            "{o}"
+        );
+        let seeds = o["seeds"].as_u64().unwrap();
+        assert_eq!(
+            o["level"],
+            format!("m4-standard-single-ccw-skip-either-owner-k{seeds:03}.kdb"),
+            "{o}"
+        );
+    }
+    // The first, by hand: North's only move B3 sows B4 and its store (a free move), B4
+    // then its store again, and North's row is empty: South sweeps its 2 seeds. Each side
+    // gains 2 (value 0 for North); the stores end 5 to 7.
+    assert_eq!(
+        (
+            &objects[0]["value"],
+            &objects[0]["margin"],
+            &objects[0]["seeds"]
+        ),
+        (
+            &serde_json::json!(0),
+            &serde_json::json!(-2),
+            &serde_json::json!(4)
+        )
+    );
+}
+
+#[test]
+fn batch_probe_reports_a_bad_line_by_its_number_and_answers_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), 4, 8, &[]);
+    let lines = [
+        PROBED[0],
+        "1,1,0,0/3/0,x,2,0/5/B",
+        "1,1,0/3/0,0,2/5/B",
+        "4,4,4,4/0/4,4,4,4/0/A",
+        PROBED[1],
+    ];
+    let (code, objects) = batch_probe(dir.path(), &lines.join("\n"));
+    assert_eq!(code, Some(2));
+    let numbers: Vec<_> = objects
+        .iter()
+        .map(|o| o["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, [1, 2, 3, 4, 5]);
+    let error = |i: usize| {
+        objects[i]["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}", objects[i]))
+    };
+    assert!(error(1).contains("'x' is not a seed count"), "{}", error(1));
+    assert!(error(2).contains("3 pits a side"), "{}", error(2));
+    assert!(error(3).contains("covers at most 8"), "{}", error(3));
+    for (i, pos) in [(0, PROBED[0]), (4, PROBED[1])] {
+        let (value, margin) = single_probe(dir.path(), pos);
+        assert_eq!(objects[i]["position"], pos);
+        assert_eq!(
+            (objects[i]["value"].as_i64(), objects[i]["margin"].as_i64()),
+            (Some(value), Some(margin))
+        );
+    }
 }

@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use common::{enc, Server};
+use common::{api_moves, enc, Server};
 use serde_json::Value;
 
 /// `kalah moves --json ARGS`: each move's text and value, best first.
@@ -27,21 +27,6 @@ fn cli_moves(args: &[&str]) -> Vec<(String, i64)> {
             (
                 v["move"].as_str().unwrap().to_string(),
                 v["value"].as_i64().unwrap(),
-            )
-        })
-        .collect()
-}
-
-/// The moves of an `/api/moves` answer, best first.
-fn api_moves(v: &Value) -> Vec<(String, i64)> {
-    v["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["move"].as_str().unwrap().to_string(),
-                m["value"].as_i64().unwrap(),
             )
         })
         .collect()

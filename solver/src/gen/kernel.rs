@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::level::Level;
-use super::schedule::{Row, Tiling, TILE};
+use super::tiling::{Row, Tiling, TILE};
 use super::UNKNOWN;
 use crate::board::Board;
 use crate::game::Game;

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
 
 use db_format::Ranker;
 
-use super::schedule::{Row, Tiling};
+use super::tiling::{Row, Tiling};
 use super::{distance_sum, Lower, UNKNOWN};
 use crate::board::Board;
 use crate::game::{Game, Next};

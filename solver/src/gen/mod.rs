@@ -83,11 +83,17 @@
 //! payload as it is written, and its memory is the shard's share of the level, not the
 //! level. Values are schedule-independent, so the shards' boards, put back at their
 //! ranks, equal the whole level byte for byte.
+//!
+//! **Modules**, each using only the ones before it: `tiling` (the rows and their blocks),
+//! `level` (one level's array and the board-by-board evaluation), `kernel` (the
+//! evaluation by rows for single sowing), `schedule` (the order of the tile pairs and the
+//! threads, which drive the kernel over the level).
 
 pub mod cyclic;
 mod kernel;
 mod level;
 mod schedule;
+mod tiling;
 
 use std::sync::atomic::AtomicI8;
 
@@ -99,7 +105,7 @@ use crate::game::Game;
 use crate::probe::Probe;
 use crate::rank::FastRank;
 use level::Level;
-use schedule::Tiling;
+use tiling::Tiling;
 
 /// "Not computed yet" in the level array: `-128` is outside `-k..=k` for every `k <= 127`.
 pub const UNKNOWN: i8 = i8::MIN;
@@ -271,7 +277,7 @@ pub fn build_memory(pits: usize, k: u32, splits: Option<u64>) -> Result<u64, DbE
     let (m, k64) = (pits as u64, u64::from(k));
     let rows = db_format::checked_binomial(k64 + m, m).ok_or_else(overflow)?;
     let his = db_format::checked_binomial(k64 + m + 1, m + 1).ok_or_else(overflow)?;
-    rows.checked_mul(std::mem::size_of::<schedule::Row>() as u64)
+    rows.checked_mul(std::mem::size_of::<tiling::Row>() as u64)
         .and_then(|r| r.checked_add(his.checked_mul(8)?))
         .and_then(|t| t.checked_add(boards))
         .ok_or_else(overflow)

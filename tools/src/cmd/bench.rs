@@ -5,16 +5,15 @@
 //! it changes only when the search changes (move ordering, table replacement, pruning).
 //! `results/bench.md` records it; `scripts/bench.sh` prints a table to compare commits.
 
-use std::io::Write;
 use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use solver::notation::play_record;
 use solver::{analysis, Capture, Game, Position, RulesBuilder, Solver};
 
 use crate::error::CliError;
+use crate::progress::ListBar;
 
 /// One benchmark position: the position `record` reaches from the start of
 /// Kalah(`pits`,`seeds`) under `capture` (other switches default).
@@ -131,7 +130,7 @@ pub struct BenchArgs {
     /// Transposition table size in MiB (a fresh table for each position). Node counts
     /// are comparable only at the same size
     #[arg(long, value_name = "MB", default_value_t = 256,
-          value_parser = crate::cmd::solve::parse_tt_mb)]
+          value_parser = crate::args::parse_tt_mb)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
@@ -163,24 +162,11 @@ pub fn position(b: &BenchPosition) -> Result<(Game, Position), CliError> {
     Ok((game, pos))
 }
 
-/// Print a line on stdout, with the progress display (if any) out of the way.
-pub fn emit(bar: &Option<ProgressBar>, line: &str) -> std::io::Result<()> {
-    let print = || {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{line}")?;
-        out.flush()
-    };
-    match bar {
-        Some(bar) => bar.suspend(print),
-        None => print(),
-    }
-}
-
 /// `kalah bench`.
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     // Each position gets a fresh table of at most --tt-mb: checked once, before the first,
     // at the size asked.
-    crate::cmd::solve::check_table_memory(a.tt_mb, a.tt_mb as u64)?;
+    crate::setup::check_table_memory(a.tt_mb, a.tt_mb as u64)?;
     let chosen: Vec<&BenchPosition> = POSITIONS
         .iter()
         .filter(|b| match &a.filter {
@@ -188,19 +174,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
             None => true,
         })
         .collect();
-    let bar = if a.quiet {
-        None
-    } else {
-        let bar =
-            ProgressBar::with_draw_target(Some(chosen.len() as u64), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed_precise} [{pos}/{len}] {msg}")
-                // Invariant: the template above is valid.
-                .expect("valid progress template"),
-        );
-        bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        Some(bar)
-    };
+    let mut bar = ListBar::new(a.quiet, chosen.len());
     if !a.json {
         let mut head = format!(
             "{:<20} {:>6} {:>9} {:>13}",
@@ -209,14 +183,12 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         if !a.no_times {
             head += &format!(" {:>9} {:>12}", "time (s)", "nodes/s");
         }
-        emit(&bar, &head)?;
+        bar.line(&head)?;
     }
     let (mut nodes_total, mut seconds_total) = (0u64, 0f64);
     let mut wrong = Vec::new();
     for b in &chosen {
-        if let Some(bar) = &bar {
-            bar.set_message(b.name);
-        }
+        bar.message(b.name.to_string());
         let (game, pos) = position(b)?;
         let mut solver = Solver::new(&game, a.tt_mb)?;
         let start = Instant::now();
@@ -241,7 +213,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
                 obj["seconds"] = json!(seconds);
                 obj["nodes_per_second"] = json!(nps);
             }
-            emit(&bar, &obj.to_string())?;
+            bar.line(&obj.to_string())?;
         } else {
             let mut row = format!(
                 "{:<20} {:>6} {:>9} {:>13}",
@@ -253,15 +225,11 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
             if !a.no_times {
                 row += &format!(" {seconds:>9.3} {nps:>12.0}");
             }
-            emit(&bar, &row)?;
+            bar.line(&row)?;
         }
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
+        bar.step();
     }
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
+    bar.finish();
     if !a.json {
         let mut row = format!("{:<20} {:>6} {:>9} {:>13}", "total", "", "", nodes_total);
         if !a.no_times {
@@ -270,7 +238,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
                 nodes_total as f64 / seconds_total.max(1e-9)
             );
         }
-        emit(&None, &row)?;
+        bar.line(&row)?;
     }
     if wrong.is_empty() {
         Ok(())

@@ -5,7 +5,7 @@
 //! command line, progress bars, the memory check and the verifier's sampling.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -16,12 +16,15 @@ use solver::dbfile::{
     merge_shards, rules_from_key, shard_file_name, write_shard, Database, ShardSpec,
 };
 use solver::gen::cyclic::build_level_cyclic;
-use solver::gen::{build_level, build_memory, GenError, Lower};
+use solver::gen::{build_level, build_memory, Lower};
 use solver::verify::{rederive_level, LevelCheck, Mismatch};
-use solver::{Game, Probe};
+use solver::{Game, Position, Probe, Rules};
 
-use crate::args::{resolve, PositionArg, RulesArgs};
-use crate::error::CliError;
+use crate::args::{parse_threads, pie_unused, resolve, PositionArg, RulesArgs};
+use crate::error::{CliError, DbCmdError};
+use crate::lines::Lines;
+use crate::lock::BuildLock;
+use crate::setup::{check_db_dir, mem_available, open_database};
 
 /// Arguments of `kalah db`.
 #[derive(Args, Debug)]
@@ -59,7 +62,7 @@ pub struct BuildArgs {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Worker threads [default: all cores], from 1 to 4 per core as for `kalah solve`
-    #[arg(long, value_name = "N", value_parser = crate::cmd::solve::parse_threads)]
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Build only part I of N (0 <= I < N) of level K into a shard file: the boards of its
     /// splits of the seeds between the two rows (`kalah db plan` lists them); levels
@@ -128,131 +131,14 @@ pub struct ProbeArgs {
     /// Directory of the database
     #[arg(long, value_name = "DIR")]
     pub db: PathBuf,
-}
-
-/// Why a database command failed.
-#[derive(Debug, thiserror::Error)]
-pub enum DbCmdError {
-    /// A level or shard file, or the directory, is unusable.
-    #[error(transparent)]
-    Db(#[from] DbError),
-    /// A level could not be generated.
-    #[error(transparent)]
-    Retro(#[from] GenError),
-    /// The build would not fit in memory.
-    #[error(
-        "{what} needs {need} MiB of memory but only {avail} MiB are available \
-         (MemAvailable in /proc/meminfo); {advice}"
-    )]
-    NoMemory {
-        /// What was to be built: the level, or the shard of it.
-        what: String,
-        /// What would fit instead.
-        advice: String,
-        /// MiB needed.
-        need: u64,
-        /// MiB available.
-        avail: u64,
-    },
-    /// A level file present under its name fails verification.
-    #[error("{path}: present but damaged ({source}); delete it to rebuild it")]
-    Damaged {
-        /// The file.
-        path: String,
-        /// What verification found.
-        source: DbError,
-    },
-    /// Another `kalah db build` writes into the directory.
-    #[error(
-        "another build holds {dir} (process {holder}, in {lock}); wait for it, or \
-         delete the lock if no build runs"
-    )]
-    Locked {
-        /// The directory.
-        dir: String,
-        /// The lock file.
-        lock: String,
-        /// The process id in the lock file.
-        holder: String,
-    },
-    /// `db build --max-seeds` beyond what a level file can hold.
-    #[error("--max-seeds: {0}")]
-    Refused(DbError),
-    /// `--pie` given to `db build`, whose levels do not depend on it.
-    #[error("--pie: kalah db build does not use the pie rule (it changes only the first turn, not the levels); leave it out")]
-    Pie,
-    /// `db build --out` names something that is not a directory.
-    #[error("--out {0}: not a directory (the database is a directory of level files)")]
-    NotADirectory(String),
-    /// `verify` found no level file at all.
-    #[error("{0} holds no level files (*.kdb): nothing to verify")]
-    NoLevels(String),
-    /// `verify` found problems; they were printed above.
-    #[error("{0} problem(s) found in {1}")]
-    VerifyFailed(usize, String),
-    /// The position has more seeds than the database covers.
-    #[error("the position has {seeds} seeds on the board but the database in {dir} covers at most {max} (levels 0..={max})")]
-    NotCovered {
-        /// Seeds of the position.
-        seeds: u32,
-        /// Highest level.
-        max: u32,
-        /// The directory.
-        dir: String,
-    },
-    /// No level 0 of these rules in the directory.
-    #[error("{dir} holds no level files for rules [{rules}] (missing {first})")]
-    Empty {
-        /// The directory.
-        dir: String,
-        /// The rules asked for.
-        rules: String,
-        /// The name of level 0.
-        first: String,
-    },
-    /// A level of clockwise rules could not be generated.
-    #[error(transparent)]
-    Cyclic(#[from] solver::gen::cyclic::CyclicError),
-    /// `--shard` with rules whose play can cycle.
-    #[error(
-        "--shard needs counter-clockwise rules: the retrograde solver of clockwise rules \
-         builds whole levels only"
-    )]
-    ShardCyclic,
-    /// The rule switches were refused.
-    #[error(transparent)]
-    Rules(#[from] solver::RulesError),
-    /// Thread pool set-up.
-    #[error("cannot start the worker threads: {0}")]
-    Threads(String),
-}
-
-impl DbCmdError {
-    /// The process exit status, as [`CliError::exit_code`] gives it: 2 for an option or
-    /// position the command refuses before it reads or writes a level (the pie rule, more
-    /// seeds than a level holds, an `--out` that is not a directory, `--shard` with rules that can cycle, a level too
-    /// large for memory, a position the database does not hold), 1 for what it found in
-    /// the files.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            DbCmdError::Pie
-            | DbCmdError::Refused(_)
-            | DbCmdError::NotADirectory(_)
-            | DbCmdError::ShardCyclic
-            | DbCmdError::Rules(_)
-            | DbCmdError::NoMemory { .. }
-            | DbCmdError::Empty { .. }
-            | DbCmdError::NotCovered { .. } => 2,
-            DbCmdError::Db(_)
-            | DbCmdError::Retro(_)
-            | DbCmdError::Damaged { .. }
-            | DbCmdError::Locked { .. }
-            | DbCmdError::NoLevels(_)
-            | DbCmdError::VerifyFailed(..)
-            | DbCmdError::Cyclic(_)
-            | DbCmdError::Threads(_) => 1,
-        }
-    }
+    /// Probe the positions on standard input, one a line (blank lines skipped), each
+    /// answered by a JSON object a line: {"line", "position", "level", "seeds", "value",
+    /// "margin"}, the value and margin as the single probe prints them, or {"line",
+    /// "error"} for a line refused (the rest are still answered; the exit status is then
+    /// 2). The rules are the switches', with the pit count of --pits or else of the first
+    /// position
+    #[arg(long, conflicts_with = "position")]
+    pub batch: bool,
 }
 
 /// Runs a `kalah db` subcommand.
@@ -266,14 +152,6 @@ pub fn run(args: &DbArgs) -> Result<(), CliError> {
         DbCommand::Probe(a) => return run_probe(a),
     };
     r.map_err(CliError::from)
-}
-
-/// Bytes of memory available to a new process, from `/proc/meminfo` (`None` elsewhere).
-pub(crate) fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// MiB, rounded up.
@@ -450,63 +328,6 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
-/// A build's hold on its output directory: the file `DIR/.lock` (for a shard
-/// `DIR/.<shard file name>.lock`), created only if absent, holding the builder's process
-/// id, removed when the build ends. Two builds into one directory would write the same
-/// temporary files (two builds of one shard, its file); the second is refused instead. A
-/// lock whose process no longer runs (a build that was killed) is taken over.
-struct BuildLock {
-    path: PathBuf,
-}
-
-impl BuildLock {
-    fn take(dir: &Path, name: &str) -> Result<BuildLock, DbCmdError> {
-        let path = dir.join(name);
-        let io = |source| DbError::Io {
-            path: path.clone(),
-            source,
-        };
-        for _ in 0..2 {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    write!(f, "{}", std::process::id()).map_err(io)?;
-                    return Ok(BuildLock { path });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                    let pid = holder.trim().parse::<u32>().ok();
-                    let gone = pid.is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists());
-                    if !gone || !Path::new("/proc/self").exists() {
-                        return Err(DbCmdError::Locked {
-                            dir: dir.display().to_string(),
-                            lock: path.display().to_string(),
-                            holder: holder.trim().to_string(),
-                        });
-                    }
-                    // Its builder was killed: take the lock over.
-                    let _ = std::fs::remove_file(&path);
-                }
-                Err(e) => return Err(io(e).into()),
-            }
-        }
-        Err(DbCmdError::Locked {
-            dir: dir.display().to_string(),
-            lock: path.display().to_string(),
-            holder: String::new(),
-        })
-    }
-}
-
-impl Drop for BuildLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
 /// A progress bar of `len` positions for level `k` (hidden when stderr is not a terminal).
 fn progress_bar(k: u32, len: u64) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
@@ -607,7 +428,6 @@ fn run_plan(a: &PlanArgs) -> Result<(), DbCmdError> {
 /// `kalah db info` of a shard file (from `db build --shard`): its header's fields.
 /// `None` when the file is not a shard.
 fn shard_info(path: &Path) -> Option<Vec<String>> {
-    use std::io::Read;
     let mut head = Vec::new();
     db_format::file::open_regular(path)
         .ok()?
@@ -849,39 +669,77 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
-fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
-    let (rules, pos) = resolve(&a.rules, &a.position)?;
-    if rules.pie {
-        return Err(crate::cmd::solve::pie_unused("db probe"));
-    }
-    crate::cmd::solve::check_db_dir(&a.db)?;
-    let db = Database::open(&a.db, &rules).map_err(DbCmdError::from)?;
+/// What `kalah db probe` says of a position, as text or, with `--batch`, as a JSON
+/// object.
+struct Answer {
+    pos: Position,
+    /// The level file the value was read from.
+    level: String,
+    /// Seeds on the board: the level.
+    seeds: u32,
+    /// The future net gain of the side to move.
+    value: i32,
+    /// The final margin, South minus North: the stores' margin and the value, from
+    /// South's side.
+    margin: i32,
+}
+
+/// The database of `rules` in `dir`, refused when it holds no level of them.
+fn open_for_probe(dir: &Path, rules: &Rules) -> Result<Database, CliError> {
+    let db = open_database(dir, rules)?;
     if db.levels() == 0 {
         return Err(DbCmdError::Empty {
-            dir: a.db.display().to_string(),
+            dir: dir.display().to_string(),
             rules: rules.db_key().to_string(),
             first: file_name(&rules.db_key(), 0),
         }
         .into());
     }
+    Ok(db)
+}
+
+/// The value of `pos` in `db` (the database of `rules` in `dir`): `NotCovered` when the
+/// position has more seeds on the board than its levels hold; a damaged value is the
+/// file's error, never a value.
+fn probe(db: &Database, rules: &Rules, dir: &Path, pos: Position) -> Result<Answer, DbCmdError> {
     let board = pos.board();
     let seeds = board.seeds();
     let value = db.value(&board).filter(|_| seeds <= db.max_seeds());
-    db.check().map_err(DbCmdError::from)?;
+    db.check()?;
     let value = value.ok_or_else(|| DbCmdError::NotCovered {
         seeds,
         max: db.max_seeds(),
-        dir: a.db.display().to_string(),
+        dir: dir.display().to_string(),
     })?;
+    Ok(Answer {
+        pos,
+        level: file_name(&rules.db_key(), seeds),
+        seeds,
+        value,
+        margin: solver::score::margin(&pos, value),
+    })
+}
+
+fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
+    if a.batch {
+        return run_batch(a);
+    }
+    let (rules, pos) = resolve(&a.rules, &a.position)?;
+    if rules.pie {
+        return Err(pie_unused("db probe"));
+    }
+    let db = open_for_probe(&a.db, &rules)?;
+    let Answer {
+        level,
+        seeds,
+        value,
+        margin,
+        ..
+    } = probe(&db, &rules, &a.db, pos)?;
     let side = pos.to_move;
-    let margin = solver::score::margin(&pos, value);
     let mut out = std::io::stdout().lock();
     writeln!(out, "position: {pos}")?;
-    writeln!(
-        out,
-        "level:    {} ({seeds} seeds on the board)",
-        Path::new(&file_name(&rules.db_key(), seeds)).display()
-    )?;
+    writeln!(out, "level:    {level} ({seeds} seeds on the board)")?;
     writeln!(
         out,
         "value:    {value:+} (future net gain of {}, the side to move)",
@@ -897,4 +755,101 @@ fn run_probe(a: &ProbeArgs) -> Result<(), CliError> {
         side.letter()
     )?;
     Ok(())
+}
+
+/// The longest line `--batch` reads, in bytes: a position of 6 pits a side takes less
+/// than 100.
+const MAX_LINE: usize = 4096;
+
+/// `kalah db probe --batch`: a position a line on standard input, a JSON object a line on
+/// standard output, in the same order. The database is opened once, for the rules of the
+/// first position read (its pit count, unless `--pits` gives one), and every later
+/// position must be of those rules. A line that is refused gets `{"line", "error"}` and
+/// the others are still answered; the exit status is then 2. A damaged database or an
+/// output that cannot be written stops the run.
+fn run_batch(a: &ProbeArgs) -> Result<(), CliError> {
+    if a.rules.pie {
+        return Err(pie_unused("db probe"));
+    }
+    if a.rules.pits.is_some() {
+        a.rules.rules()?;
+    }
+    check_db_dir(&a.db)?;
+    let mut lines = Lines::new(std::io::stdin().lock(), MAX_LINE);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut open: Option<(Rules, Database)> = None;
+    let (mut asked, mut refused) = (0u64, 0u64);
+    loop {
+        let line = lines.next_line().map_err(|e| {
+            CliError::BadOption(format!("--batch: cannot read standard input: {e}"))
+        })?;
+        let Some((number, line)) = line else { break };
+        let answer = match line.map(str::trim) {
+            Ok("") => continue,
+            Ok(text) => batch_answer(a, &mut open, text)?,
+            Err(why) => Err(why),
+        };
+        asked += 1;
+        // Written field by field: the keys in the order of the help, the line first.
+        let text = |s: &str| serde_json::Value::from(s);
+        match answer {
+            Ok(x) => writeln!(
+                out,
+                r#"{{"line":{number},"position":{},"level":{},"seeds":{},"value":{},"margin":{}}}"#,
+                text(&x.pos.to_string()),
+                text(&x.level),
+                x.seeds,
+                x.value,
+                x.margin
+            )?,
+            Err(why) => {
+                refused += 1;
+                writeln!(out, r#"{{"line":{number},"error":{}}}"#, text(&why))?;
+            }
+        }
+    }
+    out.flush()?;
+    if refused > 0 {
+        return Err(CliError::BadOption(format!(
+            "--batch: {refused} of {asked} positions refused (the error objects of their \
+             lines say why)"
+        )));
+    }
+    Ok(())
+}
+
+/// The answer to one position `text` of a batch, or why the line is refused (`Ok(Err)`):
+/// a position that does not parse, does not fit the rules, or lies above the database.
+/// `open` is the database, opened at the first position; `Err` stops the batch (the
+/// database cannot be opened, or a value read is damaged).
+fn batch_answer(
+    a: &ProbeArgs,
+    open: &mut Option<(Rules, Database)>,
+    text: &str,
+) -> Result<Result<Answer, String>, CliError> {
+    let position = match text.parse::<Position>() {
+        Ok(p) => PositionArg { position: Some(p) },
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let (rules, pos) = match resolve(&a.rules, &position) {
+        Ok(found) => found,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let (opened, db) = match open {
+        Some(found) => found,
+        None => open.insert((rules, open_for_probe(&a.db, &rules)?)),
+    };
+    if rules.db_key() != opened.db_key() {
+        return Ok(Err(format!(
+            "{} pits a side, but the batch probes the database of {} pits (that of \
+             its first position, or of --pits)",
+            rules.pits(),
+            opened.pits()
+        )));
+    }
+    match probe(db, opened, &a.db, pos) {
+        Ok(found) => Ok(Ok(found)),
+        Err(e @ DbCmdError::NotCovered { .. }) => Ok(Err(e.to_string())),
+        Err(e) => Err(e.into()),
+    }
 }

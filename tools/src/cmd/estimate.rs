@@ -19,11 +19,12 @@ use solver::proof::estimate::{End, Tally, Walk};
 use solver::proof::{self, Leaf, Outcome};
 use solver::{Position, Rules, Solver};
 
-use crate::args::{resolve, PositionArg, RulesArgs};
-use crate::cmd::prove::margin_question;
-use crate::cmd::solve::{self, transposition_table, Backing, Progress, SearchArgs};
+use crate::args::{resolve, unit_seconds, PositionArg, RulesArgs, SearchArgs};
 use crate::draw::Draw;
 use crate::error::CliError;
+use crate::progress::Progress;
+use crate::setup::{self, transposition_table, Backing};
+use crate::view::margin_question;
 
 macro_rules! say {
     ($($t:tt)*) => {{
@@ -68,7 +69,7 @@ pub struct EstimateArgs {
     /// CPU seconds a leaf's exact test may take before it is stopped (its cost then
     /// counts as the budget, and the estimate as a lower bound; 0: never stopped)
     #[arg(long, value_name = "SECS", default_value_t = 60.0,
-          value_parser = crate::cmd::prove::unit_seconds)]
+          value_parser = unit_seconds)]
     pub unit_seconds: f64,
     /// Ask the leaves of an earlier run's --json output again, with this run's value
     /// sources and table (the same rules; the question, depth and walks are the file's)
@@ -99,14 +100,14 @@ struct Sample {
 /// `kalah estimate`.
 pub fn run(a: &EstimateArgs) -> Result<(), CliError> {
     if let Some(dir) = &a.search.db {
-        solve::check_db_dir(dir)?;
+        setup::check_db_dir(dir)?;
     }
     let plan = match &a.replay {
         Some(file) => Plan::read(file, &a.rules.rules()?)?,
         None => Plan::from_args(a)?,
     };
     let progress = Progress::new(a.quiet, "estimate");
-    let back = solve::backing(plan.rules, &plan.root, &a.search, &progress)?;
+    let back = setup::backing(plan.rules, &plan.root, &a.search, &progress)?;
     let cancel = Arc::new(AtomicBool::new(false));
     let budget = (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds));
     let mut solver = progress.watch(solver_for(&plan, &back, &a.search, Arc::clone(&cancel))?);
@@ -388,7 +389,7 @@ fn solver_for<'a>(
     cancel: Arc<AtomicBool>,
 ) -> Result<Solver<'a>, CliError> {
     let table = transposition_table(&plan.rules, plan.root.board_seeds(), search.tt_mb)?;
-    match solve::engine(back, search, table, None)? {
+    match setup::engine(back, search, table, None)? {
         Engine::Search(solver) => Ok(solver.with_cancel(cancel)),
         Engine::Cyclic(_) => Err(CliError::BadOption(
             "these rules cannot be searched: they can cycle".into(),

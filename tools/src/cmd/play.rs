@@ -46,7 +46,7 @@ pub struct ShowArgs {
 pub fn run_play(args: &PlayArgs) -> Result<(), CliError> {
     let (rules, start) = resolve(&args.rules, &args.position)?;
     if rules.pie {
-        return Err(crate::cmd::solve::pie_unused("play"));
+        return Err(crate::args::pie_unused("play"));
     }
     let game = Game::new(rules);
     let record = args.moves.join(" ");
@@ -150,7 +150,7 @@ fn score_line(pos: &Position, margin: i32) -> String {
 pub fn run_show(args: &ShowArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&args.rules, &args.position)?;
     if rules.pie {
-        return Err(crate::cmd::solve::pie_unused("show"));
+        return Err(crate::args::pie_unused("show"));
     }
     let game = Game::new(rules);
     let moves = legal_moves(&game, &pos);

@@ -18,9 +18,11 @@ use solver::proof::claim::{now_secs, ClaimInfo};
 use solver::proof::{self, Event, Interval, Manifest, Proof, Question, Serves, State, WorkOptions};
 use solver::{Engine, Method, Position, Rules, Solver};
 
-use crate::args::{resolve, PositionArg, RulesArgs};
-use crate::cmd::solve::{self, transposition_table, Backing, Progress, SearchArgs};
+use crate::args::{resolve, unit_seconds, PositionArg, RulesArgs, SearchArgs};
 use crate::error::CliError;
+use crate::progress::Progress;
+use crate::setup::{self, transposition_table, Backing};
+use crate::view::margin_question;
 
 macro_rules! say {
     ($($t:tt)*) => {{
@@ -35,16 +37,6 @@ pub const DEFAULT_DEPTH: u32 = 2;
 /// `--unit-seconds` when not given: half an hour, so that a worker in a session of a few
 /// hours finishes most of what it starts.
 pub const DEFAULT_UNIT_SECONDS: f64 = 1800.0;
-
-/// `--unit-seconds`: a finite number of seconds, at least 0.
-pub(crate) fn unit_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=1e9).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "'{s}' is not a number of seconds from 0 to 1000000000"
-        )),
-    }
-}
 
 /// The longest `--lease`, a year in seconds: far beyond any unit's run between renewals,
 /// and far from the overflow of the clock plus the lease.
@@ -121,7 +113,7 @@ pub struct ProveArgs {
 pub fn run(a: &ProveArgs) -> Result<(), CliError> {
     // Before a proof directory is created for a worker that could not start.
     if let Some(dir) = &a.search.db {
-        solve::check_db_dir(dir)?;
+        setup::check_db_dir(dir)?;
     }
     let proof = if a.status || a.check || a.worker || a.second_answers {
         open_matching(a)?
@@ -256,7 +248,7 @@ fn backing(proof: &Proof, search: &SearchArgs, progress: &Progress) -> Result<Ba
             "these rules cannot be searched: they can cycle".into(),
         ));
     }
-    solve::backing(rules, &proof.manifest.position, search, progress)
+    setup::backing(rules, &proof.manifest.position, search, progress)
 }
 
 /// The search that answers a proof's units, assembled as `kalah solve`'s (see
@@ -269,7 +261,7 @@ fn solver_for<'a>(
 ) -> Result<Solver<'a>, CliError> {
     let seeds = proof.manifest.position.board_seeds();
     let table = transposition_table(&proof.manifest.rules, seeds, search.tt_mb)?;
-    match solve::engine(back, search, table, None)? {
+    match setup::engine(back, search, table, None)? {
         Engine::Search(solver) => Ok(match cancel {
             Some(flag) => solver.with_cancel(flag),
             None => *solver,
@@ -283,17 +275,6 @@ fn solver_for<'a>(
 /// The root question "gain >= beta" as a final-margin bound, e.g. `margin >= +7`.
 fn root_question(proof: &Proof, beta: i32) -> String {
     margin_question(&proof.manifest.position, beta)
-}
-
-/// The question "is the gain of `pos`'s side to move at least `beta`?" as a final-margin
-/// bound: `margin >= m` for South to move, `margin <= m` for North.
-pub(crate) fn margin_question(pos: &Position, beta: i32) -> String {
-    let m = pos.store_margin() + pos.to_move.sign() * beta;
-    if pos.to_move.sign() > 0 {
-        format!("margin >= {m:+}")
-    } else {
-        format!("margin <= {m:+}")
-    }
 }
 
 fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {

@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::args::RulesArgs;
-use crate::cmd::solve::parse_threads;
+use crate::args::{all_cores, parse_threads, parse_tt_mb, RulesArgs};
 use crate::error::CliError;
 use crate::serve::{self, Limits, Proofs};
 
@@ -34,10 +33,10 @@ pub struct ServeArgs {
     pub search_seconds: u64,
     /// Each search's transposition table, in MiB
     #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
-          value_parser = crate::cmd::solve::parse_tt_mb)]
+          value_parser = parse_tt_mb)]
     pub tt_mb: usize,
     /// Threads of each search [default: all cores]
-    #[arg(long, value_name = "N", default_value_t = crate::cmd::solve::all_cores(), value_parser = parse_threads)]
+    #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
     pub threads: usize,
     /// The largest endgame table (one per rule set, built at its first search, below the
     /// database) and in-memory retrograde analysis (clockwise rules), in MiB (a byte a
@@ -93,9 +92,11 @@ fn check_memory(a: &ServeArgs) -> Result<(), CliError> {
     let need = (a.tt_mb as u64)
         .saturating_mul(searches)
         .saturating_add(a.endgame_mb.saturating_mul(searches + 1));
-    match crate::cmd::db::mem_available() {
+    match crate::setup::mem_available() {
         Some(avail) if need > avail >> 20 => Err(CliError::BadOption(format!(
-            "--max-searches {} of --tt-mb {} and --endgame-mb {} may hold {need} MiB at              once, more than the {} MiB of memory available (MemAvailable in              /proc/meminfo); give smaller tables or fewer searches",
+            "--max-searches {} of --tt-mb {} and --endgame-mb {} may hold {need} MiB at \
+             once, more than the {} MiB of memory available (MemAvailable in \
+             /proc/meminfo); give smaller tables or fewer searches",
             a.max_searches,
             a.tt_mb,
             a.endgame_mb,
@@ -110,7 +111,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     // The server's own rules are checked as any command's, before it starts.
     a.rules.rules()?;
     if let Some(dir) = &a.db {
-        crate::cmd::solve::check_db_dir(dir)?;
+        crate::setup::check_db_dir(dir)?;
     }
     check_memory(a)?;
     let proofs = proofs(a)?;

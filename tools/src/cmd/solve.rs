@@ -3,22 +3,22 @@
 //! Every value printed is a final margin, South's store minus North's at the very end of
 //! perfect play, stores included.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
 use serde_json::json;
 use solver::analysis::{self, Bound, MoveMargin, Solution};
-use solver::dbfile::Database;
-use solver::engine::{Engine, Method, Settings, Sources};
+use solver::engine::{Engine, Method};
 use solver::pie::{self, PieAnalysis};
-use solver::search::tt::{Table, EXACT};
+use solver::search::tt::EXACT;
 use solver::search::{Event, Iteration};
-use solver::{gen::cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules};
+use solver::{Position, Probe};
 
-use crate::args::{resolve, PositionArg, RulesArgs};
+use crate::args::{pie_unused, resolve, PositionArg, RulesArgs, SearchArgs};
 use crate::error::CliError;
-pub use crate::progress::Progress;
+use crate::progress::Progress;
+use crate::setup::{backing, checked, engine, transposition_table};
+use crate::view::{depth_name, signed};
 
 /// `println!` that returns an error instead of panicking when stdout is closed (for
 /// example `kalah moves | head -1`).
@@ -31,128 +31,6 @@ macro_rules! say {
 
 /// The longest principal variation printed for rules that can cycle.
 const CYCLIC_PV_LIMIT: usize = 200;
-
-/// Options shared by the commands that search.
-#[derive(Args, Debug, Clone)]
-pub struct SearchArgs {
-    /// Transposition table size in MiB, from 1 (no more than the memory available)
-    #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
-          value_parser = parse_tt_mb)]
-    pub tt_mb: usize,
-    /// Search threads, all cores by default: the search splits its larger nodes' moves
-    /// between them, all sharing one table (for the pie rule's and each move's search too)
-    #[arg(long, value_name = "N", default_value_t = all_cores(), value_parser = parse_threads)]
-    pub threads: usize,
-    /// With several threads: split the search at nodes with at least this many seeds
-    /// (default: the endgame table's or database's level plus 14)
-    #[arg(long, value_name = "SEEDS")]
-    pub split_seeds: Option<u32>,
-    /// Endgame database directory (from `kalah db build`) to probe
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
-    /// Deepest depth-limited iteration before the exact search
-    #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
-    pub max_depth: u8,
-    /// Endgame table built in memory before the search: the value of every board with up
-    /// to K seeds. auto: half the seeds in play less 6, within 2 Gi boards (at most 25
-    /// seeds for 6 pits); none with --db, whose levels take its place
-    #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
-    pub endgame: EndgameArg,
-}
-
-/// The machine's cores (1 where the system cannot say): the default `--threads`.
-pub fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-/// `--threads` may ask for at most this many threads per core: more only add switching
-/// (a search on 100000 threads took minutes instead of half a second).
-pub const THREADS_PER_CORE: usize = 4;
-
-/// A `--threads` value, the same for every command: a whole number from 1 to
-/// [`THREADS_PER_CORE`] times the machine's cores.
-pub fn parse_threads(s: &str) -> Result<usize, String> {
-    let max = THREADS_PER_CORE * all_cores();
-    match s.parse::<usize>() {
-        Ok(n) if (1..=max).contains(&n) => Ok(n),
-        Ok(0) => Err(format!(
-            "'0' is not a thread count: 0 threads cannot run anything (give a whole number \
-             from 1 to {max})"
-        )),
-        Ok(n) => Err(format!(
-            "{n} threads is more than {THREADS_PER_CORE} per core of this machine's {} \
-             (at most {max}): more threads than that only slow the work down",
-            all_cores()
-        )),
-        Err(_) => Err(format!(
-            "'{s}' is not a thread count (a whole number from 1 to {max})"
-        )),
-    }
-}
-
-/// A `--tt-mb` value: a whole number of MiB from 1 (a table of 0 MiB cannot hold the
-/// search; the memory it may take is checked when it is allocated).
-pub fn parse_tt_mb(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(0) => {
-            Err("a transposition table of 0 MiB cannot hold a search: give at least 1".to_string())
-        }
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!(
-            "'{s}' is not a size in MiB (a whole number from 1)"
-        )),
-    }
-}
-
-/// The transposition table of [`solver::engine::transposition_table`], refused with the
-/// figures when it is larger than the memory available (MemAvailable in /proc/meminfo),
-/// before any of it is allocated: the search touches all of it.
-pub fn transposition_table(
-    rules: &Rules,
-    seeds: u32,
-    max_mb: usize,
-) -> Result<Option<solver::search::tt::Table>, CliError> {
-    if Method::for_rules(rules) != Method::Cyclic {
-        let mb = solver::search::tt::sized_for(rules.pits(), seeds, max_mb) as u64;
-        check_table_memory(max_mb, mb)?;
-    }
-    Ok(solver::engine::transposition_table(rules, seeds, max_mb)?)
-}
-
-/// `--tt-mb max_mb` refused when its table of `mb` MiB is more than the memory available
-/// (MemAvailable in /proc/meminfo; not checked where there is none).
-pub fn check_table_memory(max_mb: usize, mb: u64) -> Result<(), CliError> {
-    match crate::cmd::db::mem_available() {
-        Some(avail) if mb.saturating_mul(1 << 20) > avail => Err(CliError::BadOption(format!(
-            "--tt-mb {max_mb}: a transposition table of {mb} MiB is more than the {} MiB of \
-             memory available (MemAvailable in /proc/meminfo)",
-            avail >> 20
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// The `--endgame` choice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndgameArg {
-    Auto,
-    Off,
-    Level(u32),
-}
-
-/// The largest table `--endgame K` may ask for, in boards (and bytes): 4 GiB.
-const MAX_ENDGAME_BOARDS: u64 = 4 << 30;
-
-pub fn parse_endgame(s: &str) -> Result<EndgameArg, String> {
-    match s {
-        "auto" => Ok(EndgameArg::Auto),
-        "none" => Ok(EndgameArg::Off),
-        _ => s
-            .parse::<u32>()
-            .map(EndgameArg::Level)
-            .map_err(|_| format!("expected a number of seeds, auto or none, not '{s}'")),
-    }
-}
 
 /// Arguments of `kalah moves`, and all of `kalah solve`'s but its first guess.
 #[derive(Args, Debug)]
@@ -185,265 +63,11 @@ pub struct SolveArgs {
     pub guess: Option<i32>,
 }
 
-/// The boards the retrograde analysis of rules that can cycle holds to solve a position
-/// with `seeds` seeds on a board of `pits` pits a side, and the bytes it needs: one a
-/// board for every level, and for the level being solved its working arrays (a floor, a
-/// cap and a move count a board, and up to `pits` same-level children of four bytes, a
-/// bound on [`solver::gen::cyclic`]'s arrays). `None` where a figure overflows.
-fn cyclic_estimate(pits: usize, seeds: u32) -> (Option<u64>, Option<u64>) {
-    let cells = 2 * pits;
-    let positions = (0..=seeds).try_fold(0u64, |sum, k| {
-        sum.checked_add(db_format::checked_level_size(cells, k)?)
-    });
-    let top = db_format::checked_level_size(cells, seeds);
-    let bytes = positions
-        .zip(top)
-        .and_then(|(p, t)| p.checked_add(t.checked_mul(3 + 4 * pits as u64)?));
-    (positions, bytes)
-}
-
-/// The refusal of `--pie` by a command that has no use for it (only `kalah solve` and
-/// `kalah verify` analyse the swap).
-pub fn pie_unused(cmd: &str) -> CliError {
-    CliError::BadOption(format!(
-        "--pie: kalah {cmd} does not use the pie rule (kalah solve analyses the swap); leave \
-         it out"
-    ))
-}
-
-/// `--db DIR` checked before any level is looked for in it: a missing path, a link to
-/// one, a path through a file, a file and an unreadable directory each get their own
-/// message (not "level 0 is missing").
-pub fn check_db_dir(dir: &std::path::Path) -> Result<(), CliError> {
-    use std::io::ErrorKind;
-    let why = match std::fs::metadata(dir) {
-        Err(e) if e.kind() == ErrorKind::NotFound => match std::fs::symlink_metadata(dir) {
-            Ok(_) => "a symbolic link to a path that does not exist".to_string(),
-            Err(_) => "no such directory".to_string(),
-        },
-        Err(e) if e.kind() == ErrorKind::NotADirectory => {
-            "a part of the path before the last is a file, not a directory".to_string()
-        }
-        Err(e) => format!("cannot reach it: {e}"),
-        Ok(m) if !m.is_dir() => {
-            "not a directory (give the directory of the level files)".to_string()
-        }
-        Ok(_) => match std::fs::read_dir(dir) {
-            Ok(_) => return Ok(()),
-            Err(e) => format!("cannot read the directory: {e}"),
-        },
-    };
-    Err(CliError::BadOption(format!(
-        "--db {}: {why}",
-        dir.display()
-    )))
-}
-
-/// Resources that must outlive the engine.
-pub(crate) struct Backing {
-    game: Game,
-    db: Option<Database>,
-    memory: Option<MemoryDb>,
-    endgame: Option<Endgame>,
-    /// Time spent before the search: opening the database, building the endgame table
-    /// (or, for rules that can cycle, the retrograde analysis).
-    setup_seconds: f64,
-}
-
-pub(crate) fn backing(
-    rules: Rules,
-    pos: &Position,
-    search: &SearchArgs,
-    progress: &Progress,
-) -> Result<Backing, CliError> {
-    let t = Instant::now();
-    let game = Game::new(rules);
-    let db = match &search.db {
-        Some(dir) => {
-            check_db_dir(dir)?;
-            let db = Database::open(dir, &rules).map_err(crate::cmd::db::DbCmdError::from)?;
-            if db.levels() == 0 {
-                return Err(CliError::NoDatabase {
-                    dir: dir.clone(),
-                    file: db_format::file_name(&rules.db_key(), 0),
-                });
-            }
-            progress.line(&format!(
-                "database {}: levels 0..={}",
-                dir.display(),
-                db.levels().saturating_sub(1)
-            ));
-            Some(db)
-        }
-        None => None,
-    };
-    let memory = if Method::for_rules(&rules) == Method::Cyclic {
-        let seeds = pos.board_seeds();
-        let (positions, bytes) = cyclic_estimate(rules.pits(), seeds);
-        let avail = crate::cmd::db::mem_available();
-        let fits = match (bytes, avail) {
-            (Some(b), Some(a)) => b <= a,
-            (None, _) => false,
-            (Some(_), None) => true,
-        };
-        let figures = format!(
-            "{} positions, about {} MiB",
-            positions.map_or("more than 2^64".to_string(), |p| p.to_string()),
-            bytes.map_or("more than 2^44".to_string(), |b| (b >> 20).to_string())
-        );
-        if !fits {
-            return Err(CliError::BadOption(format!(
-                "clockwise sowing can cycle, so these rules are solved by retrograde analysis \
-                 of every board with up to {seeds} seeds: {figures}, but only {} MiB of memory \
-                 are available (MemAvailable in /proc/meminfo); solve a position with fewer \
-                 seeds",
-                avail.unwrap_or(0) >> 20
-            )));
-        }
-        progress.line(&format!(
-            "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} \
-             seeds ({figures})"
-        ));
-        let t = Instant::now();
-        let mem = cyclic::solve_in_memory(&game, &pos.board(), |k, n| {
-            progress.message(&format!("retrograde level {k}/{seeds}: {n} boards"));
-        })?;
-        progress.line(&format!(
-            "retrograde analysis done in {:.2}s",
-            t.elapsed().as_secs_f64()
-        ));
-        Some(mem)
-    } else {
-        None
-    };
-    let endgame = endgame_table(
-        &game,
-        pos.board_seeds(),
-        search.endgame,
-        db.is_some(),
-        |msg, done| {
-            if done {
-                progress.line(msg);
-            } else {
-                progress.message(msg);
-            }
-        },
-    )?;
-    Ok(Backing {
-        game,
-        db,
-        memory,
-        endgame,
-        setup_seconds: t.elapsed().as_secs_f64(),
-    })
-}
-
-/// The endgame table `--endgame` asks for, for a search of boards with up to `seeds`
-/// seeds, built on the global rayon pool. `progress` hears of each level and of the end.
-pub fn endgame_table(
-    game: &Game,
-    seeds: u32,
-    arg: EndgameArg,
-    have_db: bool,
-    progress: impl Fn(&str, bool),
-) -> Result<Option<Endgame>, CliError> {
-    if Method::for_rules(game.rules()) == Method::Cyclic {
-        // The retrograde analysis holds every level already.
-        if let EndgameArg::Level(k) = arg {
-            return Err(CliError::BadOption(format!(
-                "--endgame {k}: clockwise rules are solved by retrograde analysis, which \
-                 holds every level already; leave --endgame out"
-            )));
-        }
-        return Ok(None);
-    }
-    let level = match arg {
-        EndgameArg::Off => None,
-        EndgameArg::Auto if have_db => None,
-        EndgameArg::Auto => {
-            Endgame::level_for(game.pits(), seeds, solver::search::endgame::DEFAULT_BOARDS)
-        }
-        EndgameArg::Level(k) => match Endgame::boards(game.pits(), k) {
-            Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
-            _ => {
-                return Err(CliError::BadOption(format!(
-                    "--endgame {k}: the table would hold more than {MAX_ENDGAME_BOARDS} \
-                         boards; build a database with `kalah db build` instead"
-                )))
-            }
-        },
-    };
-    let Some(k) = level else {
-        return Ok(None);
-    };
-    if let (Some(boards), Some(avail)) = (
-        Endgame::boards(game.pits(), k),
-        crate::cmd::db::mem_available(),
-    ) {
-        if boards > avail {
-            return Err(CliError::BadOption(format!(
-                "the endgame table of boards with up to {k} seeds needs {} MiB but only {} MiB \
-                 of memory are available (MemAvailable in /proc/meminfo); choose a smaller \
-                 --endgame",
-                boards >> 20,
-                avail >> 20
-            )));
-        }
-    }
-    let t = Instant::now();
-    let table = Endgame::build(game, k, |j, _| {
-        progress(&format!("endgame table: level {j}/{k}"), false);
-    })?;
-    progress(
-        &format!(
-            "endgame table: boards with up to {k} seeds ({} boards) in {:.2}s",
-            table.len(),
-            t.elapsed().as_secs_f64()
-        ),
-        true,
-    );
-    Ok(Some(table))
-}
-
-/// The engine for `b` (see [`solver::engine`]): a search on `table` (from
-/// [`transposition_table`]) with `search`'s settings, or `b`'s retrograde analysis.
-pub(crate) fn engine<'a>(
-    b: &'a Backing,
-    search: &SearchArgs,
-    table: Option<Table>,
-    guess: Option<i32>,
-) -> Result<Engine<'a>, CliError> {
-    let sources = Sources {
-        db: b.db.as_ref().map(|db| db as &dyn Probe),
-        endgame: b.endgame.as_ref(),
-        cyclic: b.memory.as_ref(),
-    };
-    let settings = Settings {
-        threads: search.threads,
-        id_depth: search.max_depth,
-        split_seeds: search.split_seeds,
-        guess,
-    };
-    Ok(Engine::new(&b.game, sources, table, &settings)?)
-}
-
 /// `engine`, its search's nodes shown by `progress` (see [`Progress::watch`]).
 fn watched<'a>(engine: Engine<'a>, progress: &Progress) -> Engine<'a> {
     match engine {
         Engine::Search(s) => Engine::Search(Box::new(progress.watch(*s))),
         e => e,
-    }
-}
-
-fn signed(v: i32) -> String {
-    format!("{v:+}")
-}
-
-fn depth_name(d: u8) -> String {
-    if d == EXACT {
-        "exact".to_string()
-    } else {
-        format!("depth {d}")
     }
 }
 
@@ -496,37 +120,6 @@ fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: 
         it.tests,
         secs
     ));
-}
-
-/// What a solve on `db` (opened from `dir`) returned, checked: `Err` if a value read from
-/// the database was out of range (naming the file and the entry), or if the values read
-/// contradicted each other (naming the damaged file, found by checking every level's
-/// checksum). Nothing read through a database is printed before this check.
-pub fn checked<T>(
-    found: Result<T, solver::SolveError>,
-    db: Option<(&Database, &std::path::Path)>,
-    pos: &Position,
-) -> Result<T, CliError> {
-    if let Some((db, _)) = db {
-        db.check().map_err(crate::cmd::db::DbCmdError::from)?;
-    }
-    match (found, db) {
-        (Err(e @ solver::SolveError::Contradiction { .. }), Some((db, dir))) => {
-            let finding = match db.find_damage() {
-                Err(damage) => format!("the damage: {damage}"),
-                Ok(()) => "every level file's checksum and value range hold, so the \
-                           files were built wrong: rebuild the database"
-                    .to_string(),
-            };
-            Err(CliError::Contradiction {
-                dir: dir.to_path_buf(),
-                position: pos.to_string(),
-                source: e,
-                finding,
-            })
-        }
-        (found, _) => Ok(found?),
-    }
 }
 
 /// `kalah solve`.
@@ -715,7 +308,7 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
 pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     if rules.pie {
-        return Err(crate::cmd::solve::pie_unused("moves"));
+        return Err(pie_unused("moves"));
     }
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;

@@ -7,22 +7,19 @@
 //! fail with exit status 1.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
-use solver::dbfile::Database;
 use solver::engine::{Engine, Settings, Sources};
 use solver::search::SolveError;
 use solver::{analysis, Capture, EndRule, Game, Position, Probe, Rules, RulesBuilder};
 
-use crate::cmd::bench::emit;
-use crate::cmd::db::DbCmdError;
-use crate::cmd::solve::{
-    all_cores, endgame_table, parse_endgame, parse_threads, transposition_table, EndgameArg,
-};
+use crate::args::{all_cores, parse_endgame, parse_threads, parse_tt_mb, EndgameArg};
 use crate::error::CliError;
+use crate::progress::ListBar;
+use crate::setup::{checked, endgame_table, open_database, transposition_table};
+use crate::view::{depth_name, signed};
 
 /// The published cases, `pits seeds capture value cost` a line.
 const PUBLISHED: &str = include_str!("../../data/published.txt");
@@ -144,7 +141,7 @@ pub struct VerifyArgs {
     pub list: bool,
     /// Transposition table size in MiB (a fresh table for each case), from 1
     #[arg(long, value_name = "MB", default_value_t = solver::search::tt::DEFAULT_MB,
-          value_parser = crate::cmd::solve::parse_tt_mb)]
+          value_parser = parse_tt_mb)]
     pub tt_mb: usize,
     /// Deepest depth-limited iteration before the exact search
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
@@ -201,25 +198,19 @@ fn select(a: &VerifyArgs, cases: Vec<Case>) -> Result<Vec<Case>, CliError> {
     Ok(cases.into_iter().filter(|c| c.cost <= limit).collect())
 }
 
-fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outcome, CliError> {
+fn solve(case: &Case, a: &VerifyArgs, bar: &ListBar) -> Result<Outcome, CliError> {
     let rules = case.rules()?;
     let game = Game::new(rules);
     let start = Instant::now();
     let db = match &a.db {
-        Some(dir) => Some({
-            crate::cmd::solve::check_db_dir(dir)?;
-            Database::open(dir, &rules).map_err(DbCmdError::from)?
-        })
-        .filter(|db| db.levels() > 0),
+        Some(dir) => Some(open_database(dir, &rules)?).filter(|db| db.levels() > 0),
         None => None,
     };
     let seeds = game.rules().total_seeds();
     // The transposition table first: it is faulted in while the endgame table is built.
     let tt = transposition_table(&rules, seeds, a.tt_mb)?;
     let table = endgame_table(&game, seeds, a.endgame, db.is_some(), |msg, _| {
-        if let Some(bar) = bar {
-            bar.set_message(format!("{}: {msg}", case.id()));
-        }
+        bar.message(format!("{}: {msg}", case.id()));
     })?;
     let sources = Sources {
         db: db.as_ref().map(|db| db as &dyn Probe),
@@ -235,36 +226,17 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &Option<ProgressBar>) -> Result<Outco
     };
     let pos = Position::start(&rules);
     let solution = analysis::solve(&mut solver, &pos, a.max_depth, |e| {
-        if let (Some(bar), solver::search::Event::Iteration(it)) = (bar, e) {
-            let depth = if it.depth == solver::search::tt::EXACT {
-                "exact".to_string()
-            } else {
-                format!("depth {}", it.depth)
-            };
-            bar.set_message(format!("{}: {depth} done", case.id()));
+        if let solver::search::Event::Iteration(it) = e {
+            bar.message(format!("{}: {} done", case.id(), depth_name(it.depth)));
         }
     });
-    let solution = crate::cmd::solve::checked(solution, db.as_ref().zip(a.db.as_deref()), &pos)?;
+    let solution = checked(solution, db.as_ref().zip(a.db.as_deref()), &pos)?;
     Ok(Outcome {
         value: solution.margin,
         nodes: solver.nodes,
         probes: solver.probes,
         seconds: start.elapsed().as_secs_f64(),
     })
-}
-
-fn progress_bar(quiet: bool, len: usize) -> Option<ProgressBar> {
-    if quiet {
-        return None;
-    }
-    let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed_precise} [{pos}/{len}] {msg}")
-            // Invariant: the template above is valid.
-            .expect("valid progress template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    Some(bar)
 }
 
 /// The largest `--data` file read, in bytes: the built-in list is a few KiB.
@@ -298,6 +270,7 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
             "no case to verify: {what} holds {why}"
         )));
     }
+    let mut bar = ListBar::new(a.quiet || a.list, cases.len());
     if a.list {
         for c in &cases {
             let line = format!(
@@ -307,26 +280,20 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
                 c.cost.name(),
                 c.source
             );
-            emit(&None, &line)?;
+            bar.line(&line)?;
         }
         return Ok(());
     }
-    let bar = progress_bar(a.quiet, cases.len());
     if !a.json {
-        emit(
-            &bar,
-            &format!(
-                "{:<12} {:<9} {:>9} {:>5} {:<6} {:>9} {:>14}",
-                "board", "capture", "published", "ours", "agree", "time (s)", "nodes"
-            ),
-        )?;
+        bar.line(&format!(
+            "{:<12} {:<9} {:>9} {:>5} {:<6} {:>9} {:>14}",
+            "board", "capture", "published", "ours", "agree", "time (s)", "nodes"
+        ))?;
     }
     let mut disagree = Vec::new();
     let started = Instant::now();
     for case in &cases {
-        if let Some(bar) = &bar {
-            bar.set_message(format!("{} ({})", case.id(), case.cost.name()));
-        }
+        bar.message(format!("{} ({})", case.id(), case.cost.name()));
         let out = solve(case, a, &bar)?;
         let agrees = out.value == case.published;
         if !agrees {
@@ -362,14 +329,10 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
                 out.nodes
             )
         };
-        emit(&bar, &line)?;
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
+        bar.line(&line)?;
+        bar.step();
     }
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
+    bar.finish();
     if !a.json {
         let skipped = total - cases.len();
         let summary = format!(
@@ -383,7 +346,7 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
                 String::new()
             }
         );
-        emit(&None, &summary)?;
+        bar.line(&summary)?;
     }
     if disagree.is_empty() {
         Ok(())
@@ -393,10 +356,6 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
             disagree.join(", ")
         )))
     }
-}
-
-fn signed(v: i32) -> String {
-    format!("{v:+}")
 }
 
 #[cfg(test)]

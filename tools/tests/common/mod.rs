@@ -82,6 +82,21 @@ impl Drop for Server {
     }
 }
 
+/// The moves of an `/api/moves` answer, best first.
+pub fn api_moves(v: &serde_json::Value) -> Vec<(String, i64)> {
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().to_string(),
+                m["value"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// Percent-encode a query value.
 pub fn enc(s: &str) -> String {
     let mut out = String::new();

@@ -14,10 +14,11 @@
 //! true value), the best move found, and the work done to find them (log2 of the nodes
 //! searched below). Two ways to lay a bucket out ([`Table::for_boards`] chooses):
 //!
-//! - compact (`Compact`): eight entries of one word, for boards whose rank among all
-//!   boards of the root's seeds fits beside the entry (Kalah(6,4) and (6,5) do): no lock,
-//!   since a word is written whole;
-//! - wide: a sequence lock and two entries of three words (see `Slot`), for any board.
+//! - compact (`compact::Compact`): eight entries of one word, for boards whose rank among
+//!   all boards of the root's seeds fits beside the entry (Kalah(6,4) and (6,5) do): no
+//!   lock, since a word is written whole;
+//! - wide: a sequence lock and two entries of three words (see `bucket::Slot`), for any
+//!   board.
 //!
 //! # Replacement policy
 //!
@@ -30,12 +31,15 @@
 //! always overwritten. Either way deep, costly results survive, and recent cheap ones still
 //! find room.
 
-use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
+mod bucket;
+mod compact;
+
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::board::Board;
-use crate::rank::FastRank;
-use db_format::Ranker;
+use bucket::{Bucket, Storage};
+use compact::Compact;
 
 /// The depth of a bound on the true (unlimited-depth) value.
 pub const EXACT: u8 = u8::MAX;
@@ -54,49 +58,6 @@ pub struct Entry {
     pub mv: u8,
     /// log2 of the nodes searched to produce this entry, plus one; 0 marks an empty slot.
     work: u8,
-}
-
-/// An entry as stored: three words, all zero for an empty slot (so a new table is
-/// zeroed memory that the system hands out lazily).
-///
-/// | word | bits   | field                          |
-/// |------|--------|--------------------------------|
-/// | 0    | 0..64  | key bits 0..64                 |
-/// | 1    | 0..64  | key bits 64..128               |
-/// | 2    | 0..16  | `lo` (i16)                     |
-/// | 2    | 16..32 | `hi` (i16)                     |
-/// | 2    | 32..40 | `depth`                        |
-/// | 2    | 40..48 | `mv`                           |
-/// | 2    | 48..56 | `work` (0: the slot is empty)  |
-type Slot = [u64; 3];
-
-impl Entry {
-    #[inline]
-    fn pack(&self) -> Slot {
-        let data = (self.lo as u16 as u64)
-            | (self.hi as u16 as u64) << 16
-            | (self.depth as u64) << 32
-            | (self.mv as u64) << 40
-            | (self.work as u64) << 48;
-        [self.key[0], self.key[1], data]
-    }
-
-    #[inline]
-    fn unpack(s: &Slot) -> Entry {
-        let d = s[2];
-        Entry {
-            key: [s[0], s[1]],
-            lo: d as u16 as i16,
-            hi: (d >> 16) as u16 as i16,
-            depth: (d >> 32) as u8,
-            mv: (d >> 40) as u8,
-            work: (d >> 48) as u8,
-        }
-    }
-
-    fn occupied(&self) -> bool {
-        self.work != 0
-    }
 }
 
 /// Table statistics, for the solver's report.
@@ -130,153 +91,6 @@ pub struct Key {
     quotient: u64,
 }
 
-/// One cache line of eight words, read and written in one of two layouts ([`Layout`]).
-#[repr(C, align(64))]
-struct Bucket {
-    words: [AtomicU64; 8],
-}
-
-const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
-
-/// The wide layout's view of a bucket: a sequence lock and two slots.
-///
-/// Several search threads share a table (see [`crate::search`]), and a wide entry spans
-/// three words, so a reader could otherwise see half of one write and half of another. The
-/// lock makes every bucket read a consistent snapshot: a writer makes `version` (word 0)
-/// odd, writes, and makes it even again; a reader retries if `version` was odd or changed
-/// while it read. All fields are atomics, so the racy reads of a retried attempt are not
-/// undefined behaviour; with one thread the lock is never contended. Slot `i` is words
-/// `1 + 3i..4 + 3i`; the eighth word is unused.
-impl Bucket {
-    #[inline]
-    fn version(&self) -> &AtomicU64 {
-        &self.words[0]
-    }
-
-    #[inline]
-    fn load_slots(&self) -> [Slot; 2] {
-        let mut out = [[0u64; 3]; 2];
-        for (i, o) in out.iter_mut().enumerate() {
-            for (j, w) in o.iter_mut().enumerate() {
-                *w = self.words[1 + 3 * i + j].load(Ordering::Relaxed);
-            }
-        }
-        out
-    }
-
-    #[inline]
-    fn read(&self) -> [Slot; 2] {
-        loop {
-            let v1 = self.version().load(Ordering::Acquire);
-            if v1 & 1 == 0 {
-                let out = self.load_slots();
-                fence(Ordering::Acquire);
-                if self.version().load(Ordering::Relaxed) == v1 {
-                    return out;
-                }
-            }
-            std::hint::spin_loop();
-        }
-    }
-
-    /// Run `f` on the bucket's contents under the lock and write back what it returns.
-    #[inline]
-    fn update<R>(&self, f: impl FnOnce(&mut [Slot; 2]) -> R) -> R {
-        let v = loop {
-            let v = self.version().load(Ordering::Relaxed);
-            if v & 1 == 0
-                && self
-                    .version()
-                    .compare_exchange_weak(v, v + 1, Ordering::Acquire, Ordering::Relaxed)
-                    .is_ok()
-            {
-                break v;
-            }
-            std::hint::spin_loop();
-        };
-        fence(Ordering::Release);
-        let mut cur = self.load_slots();
-        let r = f(&mut cur);
-        for (i, o) in cur.iter().enumerate() {
-            for (j, w) in o.iter().enumerate() {
-                self.words[1 + 3 * i + j].store(*w, Ordering::Relaxed);
-            }
-        }
-        self.version().store(v + 2, Ordering::Release);
-        r
-    }
-}
-
-/// Zeroed memory for the buckets: an anonymous map, which the kernel may back with huge
-/// pages when asked (`madvise(MADV_HUGEPAGE)`). A table of gigabytes probed at random
-/// otherwise spends much of each probe on TLB misses (measured: 24% less time for the same
-/// nodes on a 2 GiB table; the command is in `results/bench.md`, "Huge pages").
-///
-/// The kernel hands out each page when it is first written. Left to the search, that work
-/// lands on its critical path, a 2 MiB page at a time, at random, and on this project's
-/// virtual machines fresh memory is slow: 2 to 6 s a GiB (results/bench.md, "Fresh
-/// memory"). So a helper thread asks the kernel to fault the whole map in
-/// (`MADV_POPULATE_WRITE`, in chunks, from the start) while the search runs: a page the
-/// search reaches first is simply already there for the helper. Populating changes no
-/// byte, so it needs no coordination with the search.
-struct Storage {
-    map: memmap2::MmapMut,
-    len: usize,
-    /// Set when the table is dropped: the populating helper stops at its next chunk.
-    dropped: AtomicBool,
-}
-
-/// Bytes the populating helper asks for at a time.
-const POPULATE_CHUNK: usize = 32 << 20;
-
-impl Storage {
-    fn new(len: usize) -> std::io::Result<Storage> {
-        let map = memmap2::MmapMut::map_anon(len * std::mem::size_of::<Bucket>())?;
-        #[cfg(target_os = "linux")]
-        {
-            // Only advice: without huge pages the table works the same, slower.
-            let _ = map.advise(memmap2::Advice::HugePage);
-        }
-        Ok(Storage {
-            map,
-            len,
-            dropped: AtomicBool::new(false),
-        })
-    }
-
-    /// Fault the map in, chunk by chunk, until done or dropped (see the type's docs).
-    fn populate(&self) {
-        let bytes = self.map.len();
-        let mut at = 0;
-        while at < bytes && !self.dropped.load(Ordering::Relaxed) {
-            let n = POPULATE_CHUNK.min(bytes - at);
-            #[cfg(target_os = "linux")]
-            {
-                // Only advice: an old kernel without MADV_POPULATE_WRITE leaves the faults
-                // to the search, as before.
-                if self
-                    .map
-                    .advise_range(memmap2::Advice::PopulateWrite, at, n)
-                    .is_err()
-                {
-                    return;
-                }
-            }
-            at += n;
-        }
-    }
-}
-
-impl std::ops::Deref for Storage {
-    type Target = [Bucket];
-    fn deref(&self) -> &[Bucket] {
-        // SAFETY: the map is page-aligned (more than `Bucket`'s 64), `len` buckets long and
-        // zero-initialised (all-zero atomics are valid), and borrowed for as long as `self`
-        // lives; it is only ever accessed through these atomics.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<Bucket>(), self.len) }
-    }
-}
-
 #[inline]
 fn split(key: u128) -> [u64; 2] {
     [key as u64, (key >> 64) as u64]
@@ -297,193 +111,6 @@ enum Layout {
     /// Eight entries of one word (see [`Compact`]): four times the entries in the same
     /// memory, for boards of at most [`Compact::max_seeds`] seeds that fit its key.
     Compact(Compact),
-}
-
-/// The compact layout: one 64-bit word an entry, eight to a bucket, no lock.
-///
-/// A board of `s <= N` seeds in `c = 2m` cells is numbered by its rank among all boards of
-/// at most `N` seeds, `key = C(s - 1 + c, c) + rank_s(board)` (the boards with fewer seeds
-/// first, then the stars-and-bars rank within its seed count, as in the database files):
-/// an integer below `C(N + c, c)`, which takes `B` bits. A bijective mix of those `B` bits
-/// (multiplications by odd constants and xor-shifts, each invertible modulo `2^B`) spreads
-/// the keys; its top bits choose the bucket and its other `q = B - log2(buckets)` bits are
-/// stored. Bucket and stored bits together give back the mixed key, hence the key, hence
-/// the board: as with the wide layout, a hit is never a collision.
-///
-/// | bits (from bit 0) | field |
-/// |---|---|
-/// | `q`       | the key's stored bits (the quotient) |
-/// | `v`       | `lo + N` |
-/// | `v`       | `hi + N` |
-/// | `DEPTH_BITS` = 5 | `depth` (31: [`EXACT`]) |
-/// | `MOVE_BITS` = 4  | `mv` (15: [`NO_MOVE`]) |
-/// | `WORK_BITS` = 6  | `work`, at most 63 (0: the slot is empty, so a new table is zeroed memory) |
-///
-/// `v` bits hold `0..=2N`. Kalah(6,4) (`N = 48`, `c = 12`): `C(60, 12) ≈ 1.4·10^12` keys,
-/// `B = 41`; a 256 MiB table has `2^22` buckets, so `q = 19`, `v = 7` and an entry uses
-/// 48 bits. Words are written whole, so two threads can never tear an entry; they can at
-/// worst lose each other's updates or store one board twice in a bucket, and every stored
-/// bound is still a true bound for its board.
-struct Compact {
-    max_seeds: u32,
-    /// Ranks boards of every seed count up to `max_seeds`.
-    rank: FastRank,
-    /// `below[s]`: boards with fewer than `s` seeds, `C(s - 1 + c, c)`.
-    below: Vec<u64>,
-    key_bits: u32,
-    key_mask: u64,
-    q_bits: u32,
-    v_bits: u32,
-}
-
-/// The compact entry's bit budget beside the quotient and the two values (see the table
-/// above): depth, move and work, in that order from bit `q + 2v`.
-const DEPTH_BITS: u32 = 5;
-const MOVE_BITS: u32 = 4;
-const WORK_BITS: u32 = 6;
-/// Where the work starts, counted from the end of the two values.
-const WORK_AT: u32 = DEPTH_BITS + MOVE_BITS;
-/// All three: the quotient and the two values get the other `64 - FIXED_BITS` bits.
-const FIXED_BITS: u32 = DEPTH_BITS + MOVE_BITS + WORK_BITS;
-/// The stored depth of [`EXACT`]: the largest the field holds.
-const COMPACT_DEPTH_EXACT: u64 = (1 << DEPTH_BITS) - 1;
-/// The stored move of [`NO_MOVE`]: the largest the field holds.
-const COMPACT_NO_MOVE: u64 = (1 << MOVE_BITS) - 1;
-/// The largest work the field holds.
-const COMPACT_MAX_WORK: u8 = (1 << WORK_BITS) - 1;
-
-// Every depth-limited iteration's depth stays below the exact one's code, every pit
-// below the no-move code, and the log2 of any node count (at most 65, see
-// `Table::store`) is clamped to the work field.
-const _: () = assert!((crate::search::MAX_ID_DEPTH as u64) < COMPACT_DEPTH_EXACT);
-const _: () = assert!((crate::rules::MAX_PITS as u64) < COMPACT_NO_MOVE);
-const _: () = assert!(FIXED_BITS == 15 && WORK_BITS < 8);
-
-impl Compact {
-    /// The compact layout for `buckets` buckets (a power of two) and boards of at most
-    /// `max_seeds` seeds in `2 * pits` pits, if it fits in a word.
-    fn new(pits: usize, max_seeds: u32, buckets: usize) -> Option<Compact> {
-        let cells = 2 * pits;
-        let c = cells as u64;
-        let total = db_format::index::checked_binomial(u64::from(max_seeds) + c, c)?;
-        let key_bits = 64 - (total.max(2) - 1).leading_zeros();
-        let q_bits = key_bits.saturating_sub(buckets.trailing_zeros());
-        let v_bits = 64 - u64::from(2 * max_seeds).max(1).leading_zeros();
-        if max_seeds > i16::MAX as u32 || q_bits + 2 * v_bits + FIXED_BITS > 64 {
-            return None;
-        }
-        let rank = FastRank::new(&Ranker::new(cells, max_seeds).ok()?);
-        let below = (0..=u64::from(max_seeds))
-            .map(|s| match s {
-                0 => Some(0),
-                _ => db_format::index::checked_binomial(s - 1 + c, c),
-            })
-            .collect::<Option<Vec<u64>>>()?;
-        Some(Compact {
-            max_seeds,
-            rank,
-            below,
-            key_bits,
-            key_mask: u64::MAX >> (64 - key_bits),
-            q_bits,
-            v_bits,
-        })
-    }
-
-    /// The mixed key of `board` (below `2^key_bits`), or none for a board with more than
-    /// `max_seeds` seeds, which this table does not hold.
-    #[inline]
-    fn mixed(&self, board: &Board) -> Option<u64> {
-        let seeds = board.seeds();
-        if seeds > self.max_seeds {
-            return None;
-        }
-        let key = self.below[seeds as usize] + self.rank.rank(board.cells());
-        // Each step is a bijection of 0..2^key_bits.
-        let (mask, shift) = (self.key_mask, self.key_bits / 2 + 1);
-        let mut x = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask;
-        x ^= x >> shift;
-        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9) & mask;
-        x ^= x >> shift;
-        Some(x)
-    }
-
-    /// `work > 0`: the word holds an entry.
-    #[inline]
-    fn occupied(&self, word: u64) -> bool {
-        word >> (self.q_bits + 2 * self.v_bits + WORK_AT) != 0
-    }
-
-    /// What the replacement policy keeps: `(depth, work)`, compared as numbers (the
-    /// stored depth of [`EXACT`] is the largest, as [`EXACT`] is).
-    #[inline]
-    fn worth(&self, word: u64) -> (u8, u8) {
-        let at = self.q_bits + 2 * self.v_bits;
-        (
-            ((word >> at) & COMPACT_DEPTH_EXACT) as u8,
-            (word >> (at + WORK_AT)) as u8,
-        )
-    }
-
-    #[inline]
-    fn quotient(&self, word: u64) -> u64 {
-        word & !(u64::MAX << self.q_bits)
-    }
-
-    fn pack(&self, quotient: u64, e: &Entry) -> u64 {
-        let n = i32::from(self.max_seeds as i16);
-        // Values lie in -N..=N (a side gains at most the seeds on the board), so the
-        // clamps never weaken or falsify a bound.
-        let v = |x: i16| (i32::from(x).clamp(-n, n) + n) as u64;
-        let depth = if e.depth == EXACT {
-            COMPACT_DEPTH_EXACT
-        } else {
-            u64::from(e.depth).min(COMPACT_DEPTH_EXACT - 1)
-        };
-        let mv = if e.mv == NO_MOVE {
-            COMPACT_NO_MOVE
-        } else {
-            u64::from(e.mv)
-        };
-        let mut at = self.q_bits;
-        let mut word = quotient;
-        for (x, bits) in [
-            (v(e.lo), self.v_bits),
-            (v(e.hi), self.v_bits),
-            (depth, DEPTH_BITS),
-            (mv, MOVE_BITS),
-            (u64::from(e.work.min(COMPACT_MAX_WORK)), WORK_BITS),
-        ] {
-            word |= x << at;
-            at += bits;
-        }
-        word
-    }
-
-    fn unpack(&self, word: u64, key: [u64; 2]) -> Entry {
-        let n = self.max_seeds as i32;
-        let field = |at: u32, bits: u32| (word >> at) & !(u64::MAX << bits);
-        let q = self.q_bits;
-        let v = self.v_bits;
-        let depth = field(q + 2 * v, DEPTH_BITS);
-        let mv = field(q + 2 * v + DEPTH_BITS, MOVE_BITS);
-        Entry {
-            key,
-            lo: (field(q, v) as i32 - n) as i16,
-            hi: (field(q + v, v) as i32 - n) as i16,
-            depth: if depth == COMPACT_DEPTH_EXACT {
-                EXACT
-            } else {
-                depth as u8
-            },
-            mv: if mv == COMPACT_NO_MOVE {
-                NO_MOVE
-            } else {
-                mv as u8
-            },
-            work: field(q + 2 * v + WORK_AT, WORK_BITS) as u8,
-        }
-    }
 }
 
 /// The default table size, in MiB (`--tt-mb`): 2^24 entries in the compact layout.
