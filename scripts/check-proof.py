@@ -571,6 +571,19 @@ class Knowledge:
         return lo <= hi
 
 
+def consistent(tree, know, pits, what, more):
+    """The minimax of `tree` under `know`, refused where `what` contradict each other."""
+    mm = Minimax(tree, know)
+    bad = mm.contradiction()
+    if bad is not None:
+        lo, hi = mm.node[bad]
+        raise Refused(
+            f"{what} contradict each other on board "
+            f"{position_of(tree.boards[bad], pits)}: value >= {lo} and value <= {hi}{more}"
+        )
+    return mm
+
+
 class Minimax:
     """Every interval of a tree for one state of knowledge."""
 
@@ -728,15 +741,8 @@ def load(proof_dir):
         )
 
     apply(records, tree.keys(), know, pits, unknown)
-    mm = Minimax(tree, know)
-    bad = mm.contradiction()
-    if bad is not None:
-        lo, hi = mm.node[bad]
-        raise Refused(
-            f"the results contradict each other on board "
-            f"{position_of(tree.boards[bad], pits)}: value >= {lo} and value <= {hi} (its "
-            f"own answers and its moves' do not meet); a search or the files are wrong"
-        )
+    mm = consistent(tree, know, pits, "the results", " (its own answers and its moves' do "
+                    "not meet); a search or the files are wrong")
     root = mm.of(tree.root)
     seeds = sum(root_board)
 
@@ -799,14 +805,7 @@ def second_answers(proof_dir, man, game, units, warnings):
     confirmed, open_, disagree = [], [], []
     verdict = {}
     for key, tr in trees.items():
-        mm = Minimax(tr, know)
-        bad = mm.contradiction()
-        if bad is not None:
-            lo, hi = mm.node[bad]
-            raise Refused(
-                f"the check records contradict each other on board "
-                f"{position_of(tr.boards[bad], man.pits)}: value >= {lo} and value <= {hi}"
-            )
+        mm = consistent(tr, know, man.pits, "the check records", "")
         verdict[key] = mm.of(tr.root)
     verdicts = []
     for u in units:

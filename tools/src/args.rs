@@ -99,6 +99,22 @@ impl RulesArgs {
     }
 }
 
+/// The rules and the position of a command that only plays or shows a game.
+#[derive(Args, Clone, Debug, Default)]
+pub struct GameArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub position: PositionArg,
+}
+
+impl GameArgs {
+    /// The rules and the position they give (see [`resolve`]).
+    pub fn resolve(&self) -> Result<(Rules, Position), CliError> {
+        resolve(&self.rules, &self.position)
+    }
+}
+
 /// The position to start from.
 #[derive(Args, Clone, Debug, Default)]
 pub struct PositionArg {

@@ -13,7 +13,7 @@ use common::kalah_stdout as kalah;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{api_moves, enc, request, Server};
+use common::{api_moves, enc, request, Server, NO_SEARCH};
 use serde_json::{json, Value};
 
 /// The longest the page may take to show a search's values (Kalah(6,4) from the start,
@@ -535,14 +535,7 @@ fn api_rows(v: &Value) -> Vec<(String, bool, i64, i64)> {
 #[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
 fn the_kalah66_start_from_the_proofs_in_a_browser() {
     // Any search started by mistake stops at once; the answers must not need one.
-    let server = Server::start(&[
-        "--search-seconds",
-        "1",
-        "--endgame-mb",
-        "0",
-        "--threads",
-        "1",
-    ]);
+    let server = Server::start(&NO_SEARCH);
     let browser = Browser::start();
     for capture in ["standard", "empty"] {
         browser.goto(&server.url(&format!("/?pits=6&seeds=6&capture={capture}")));

@@ -7,6 +7,9 @@
 //!
 //! Skipped, with a message, where `python3` is not installed (it is in CI).
 
+mod common;
+use common::python_present;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
@@ -17,17 +20,6 @@ const KALAH: &str = env!("CARGO_BIN_EXE_kalah");
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-proof.py")
-}
-
-fn python_present() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("SKIPPED: python3 not found; scripts/check-proof.py is not checked");
-    }
-    ok
 }
 
 fn text(b: &[u8]) -> String {
@@ -182,7 +174,7 @@ fn needed_suffice(dir: &Path, report: &Value) {
 
 #[test]
 fn the_checkers_move_generator_plays_the_rules_texts_examples() {
-    if !python_present() {
+    if !python_present("scripts/check-proof.py") {
         return;
     }
     let out = Command::new("python3")
@@ -196,7 +188,7 @@ fn the_checkers_move_generator_plays_the_rules_texts_examples() {
 
 #[test]
 fn the_checker_reads_every_rule_set_as_the_rust_reader_does() {
-    if !python_present() {
+    if !python_present("scripts/check-proof.py") {
         return;
     }
     // Every value of every switch the prover accepts (cw sowing and the pie rule it
@@ -292,6 +284,16 @@ with open(out, "ab") as f:
 
 /// What a reader said of a damaged directory: an error (exit 1, its message) or success
 /// with its warnings.
+/// A finished proof of Kalah(4,3) at depth 2 in a new folder: the folder (the proof lives
+/// as long as it) and the proof's directory.
+fn kalah_4_3_proved() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("proof");
+    let out = prove(&d, &["--pits", "4", "--seeds", "3", "--depth", "2"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    (tmp, d)
+}
+
 fn verdict(out: &Output) -> (bool, String) {
     let err = text(&out.stderr);
     match out.status.code() {
@@ -303,14 +305,10 @@ fn verdict(out: &Output) -> (bool, String) {
 
 #[test]
 fn damaged_foreign_and_torn_files_get_the_rust_readers_verdicts() {
-    if !python_present() {
+    if !python_present("scripts/check-proof.py") {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path().join("proof");
-    assert!(prove(&d, &["--pits", "4", "--seeds", "3", "--depth", "2"])
-        .status
-        .success());
+    let (tmp, d) = kalah_4_3_proved();
     let other = tmp.path().join("other");
     assert!(
         prove(&other, &["--pits", "4", "--seeds", "3", "--depth", "1"])
@@ -442,7 +440,7 @@ fn damaged_foreign_and_torn_files_get_the_rust_readers_verdicts() {
 
 #[test]
 fn the_committed_kalah_6_6_proofs_check_in_seconds() {
-    if !python_present() {
+    if !python_present("scripts/check-proof.py") {
         return;
     }
     let proofs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/proofs");
@@ -501,14 +499,10 @@ fn keys_of(file: &Path) -> Vec<String> {
 
 #[test]
 fn second_answers_confirm_disagree_or_leave_open_each_needed_unit() {
-    if !python_present() {
+    if !python_present("scripts/check-proof.py") {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path().join("proof");
-    assert!(prove(&d, &["--pits", "4", "--seeds", "3", "--depth", "2"])
-        .status
-        .success());
+    let (tmp, d) = kalah_4_3_proved();
     let report = agree(&d);
     let needed = report["needed"].as_array().unwrap().clone();
     let n = needed.len();

@@ -11,6 +11,7 @@ use std::process::Command as Process;
 use assert_cmd::Command;
 
 mod common;
+use common::python_present;
 
 fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
@@ -18,17 +19,6 @@ fn kalah() -> Command {
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/kdb.py")
-}
-
-fn python_present() -> bool {
-    let ok = Process::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("SKIPPED: python3 not found; scripts/kdb.py is not checked");
-    }
-    ok
 }
 
 /// Runs `python3 scripts/kdb.py ARGS`: (exit code, stdout, stderr).
@@ -143,7 +133,7 @@ fn compare(pits: usize, k: u32, rules: &[&str], seed: u64) {
 
 #[test]
 fn python_reader_agrees_with_db_probe_standard_rules() {
-    if !python_present() {
+    if !python_present("scripts/kdb.py") {
         return;
     }
     compare(4, 10, &[], 0x9e37_79b9_7f4a_7c15);
@@ -151,7 +141,7 @@ fn python_reader_agrees_with_db_probe_standard_rules() {
 
 #[test]
 fn python_reader_agrees_with_db_probe_empty_capture_mover_end() {
-    if !python_present() {
+    if !python_present("scripts/kdb.py") {
         return;
     }
     compare(
@@ -164,7 +154,7 @@ fn python_reader_agrees_with_db_probe_empty_capture_mover_end() {
 
 #[test]
 fn python_hash_matches_every_input_length_class() {
-    if !python_present() {
+    if !python_present("scripts/kdb.py") {
         return;
     }
     // Payload lengths 1..=21 (m = 1), 1..=286 (m = 2) and up to 1287 (m = 3, several
@@ -186,7 +176,7 @@ fn python_hash_matches_every_input_length_class() {
 
 #[test]
 fn python_reader_rejects_bad_files_with_a_message() {
-    if !python_present() {
+    if !python_present("scripts/kdb.py") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

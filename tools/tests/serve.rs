@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use common::{api_moves, enc, Server};
+use common::{api_moves, enc, Server, NO_SEARCH};
 use serde_json::Value;
 
 /// `kalah moves --json ARGS`: each move's text and value, best first.
@@ -276,14 +276,7 @@ fn bad_requests_are_refused_with_the_cli_messages() {
 #[test]
 fn a_search_past_its_budget_says_so_and_shows_no_value() {
     // Kalah(6,4) from the start with no database nor endgame table takes minutes.
-    let server = Server::start(&[
-        "--search-seconds",
-        "1",
-        "--endgame-mb",
-        "0",
-        "--threads",
-        "1",
-    ]);
+    let server = Server::start(&NO_SEARCH);
     let t = Instant::now();
     let (status, v) = server.get("/api/moves?wait=0");
     assert_eq!(status, 202, "{v}");
@@ -370,11 +363,8 @@ fn switches_of(v: &Value) -> String {
         })
         .collect();
     pairs.sort();
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={}", enc(v)))
-        .collect::<Vec<_>>()
-        .join("&")
+    let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    query(&pairs)
 }
 
 #[test]
@@ -429,15 +419,7 @@ fn the_kalah66_start_is_answered_from_the_committed_proofs() {
     let proofs = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/proofs");
     // No --proofs: the server finds the repository's own. Any search it started would
     // stop at once.
-    let quick = [
-        "--search-seconds",
-        "1",
-        "--endgame-mb",
-        "0",
-        "--threads",
-        "1",
-    ];
-    let server = Server::start(&quick);
+    let server = Server::start(&NO_SEARCH);
     for (capture, dir) in [("standard", "6x6-standard"), ("empty", "6x6-empty")] {
         let want = proof_status(&format!("{proofs}/{dir}"));
         let (status, v) = server.get(&format!(
@@ -495,7 +477,7 @@ fn the_kalah66_start_is_answered_from_the_committed_proofs() {
     drop(server);
     // A --proofs of one proof directory answers from it alone; a missing one is refused.
     let one = format!("{proofs}/6x6-empty");
-    let mut args = quick.to_vec();
+    let mut args = NO_SEARCH.to_vec();
     args.extend(["--proofs", &one]);
     let server = Server::start(&args);
     let (_, v) = server.get("/api/moves?pits=6&seeds=6&capture=empty&wait=0");

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::dir::{record_fits, Proof, ProofError, State};
+use super::dir::{io, record_fits, Proof, ProofError, State};
 use super::journal::{self, Kind, Record};
 use super::needed::{needed, NeededUnit};
 use super::tree::{FrontEnd, Interval, Knowledge};
@@ -90,13 +90,6 @@ pub struct CheckState {
 impl CheckState {
     pub fn count(&self, v: Verdict) -> usize {
         self.units.iter().filter(|u| u.verdict == v).count()
-    }
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
-    move |source| ProofError::Io {
-        path: path.to_path_buf(),
-        source,
     }
 }
 
@@ -214,15 +207,7 @@ impl<'p> Check<'p> {
         answer: &mut Answer<'_>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<WorkSummary, ProofError> {
-        let (results, claims) = (self.results_dir(), self.claims_dir());
-        for d in [&results, &claims] {
-            std::fs::create_dir_all(d).map_err(io(d))?;
-        }
-        let desk = Desk {
-            results: &results,
-            claims: &claims,
-            id: self.id,
-        };
+        let desk = Desk::open(self.results_dir(), self.claims_dir(), self.id)?;
         worker::drive(worker, &desk, opts, &mut || self.next(), answer, events)
     }
 
@@ -271,21 +256,10 @@ impl<'p> Check<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proof::{answer, Manifest, Outcome};
-    use crate::rules::RulesBuilder;
+    use crate::proof::testing::{manifest, opts};
+    use crate::proof::{answer, Outcome};
     use crate::search::Solver;
-    use crate::{Capture, Position};
-    use std::time::Duration;
-
-    fn opts() -> WorkOptions {
-        WorkOptions {
-            lease: Duration::from_secs(60),
-            poll: Duration::from_millis(10),
-            max_units: None,
-            wait: false,
-            threads: 1,
-        }
-    }
+    use crate::Capture;
 
     fn proved(
         pits: usize,
@@ -293,15 +267,7 @@ mod tests {
         capture: Capture,
         depth: u32,
     ) -> (tempfile::TempDir, Proof) {
-        let mut b = RulesBuilder::new(pits, seeds);
-        b.capture = Some(capture);
-        let rules = b.build().unwrap();
-        let m = Manifest {
-            position: Position::start(&rules),
-            rules,
-            depth,
-            guess: 0,
-        };
+        let m = manifest(pits, seeds, capture, depth);
         let dir = tempfile::tempdir().unwrap();
         let proof = Proof::create(dir.path(), m).unwrap();
         let mut solver = Solver::new(&proof.game, 16).unwrap();

@@ -64,7 +64,7 @@ pub enum ProofError {
     UnknownBoard { board: String, path: PathBuf },
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
+pub(super) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
     move |source| ProofError::Io {
         path: path.to_path_buf(),
         source,
@@ -391,18 +391,7 @@ impl Proof {
         guess: &mut dyn FnMut(&Board) -> Option<i32>,
         events: &mut dyn FnMut(Event<'_>),
     ) -> Result<WorkSummary, ProofError> {
-        let results = self.results_dir();
-        let claims = self.dir.join(CLAIMS);
-        // Created by the first worker: a proof copied from version control, which keeps
-        // no empty folder, and a reader that only opens a proof write nothing.
-        for d in [&results, &claims] {
-            std::fs::create_dir_all(d).map_err(io(d))?;
-        }
-        let desk = Desk {
-            results: &results,
-            claims: &claims,
-            id: self.id,
-        };
+        let desk = Desk::open(self.results_dir(), self.dir.join(CLAIMS), self.id)?;
         worker::drive(
             worker,
             &desk,
@@ -461,33 +450,11 @@ pub(super) fn record_fits(r: &Record, id: u64) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::proof::journal::Journal;
+    use crate::proof::testing::{manifest, opts};
     use crate::proof::worker::unit_name;
     use crate::proof::{answer, Leaf, Outcome};
-    use crate::rules::RulesBuilder;
     use crate::search::Solver;
     use crate::Capture;
-
-    fn manifest(pits: usize, seeds: usize, capture: Capture, depth: u32) -> Manifest {
-        let mut b = RulesBuilder::new(pits, seeds);
-        b.capture = Some(capture);
-        let rules = b.build().unwrap();
-        Manifest {
-            position: Position::start(&rules),
-            rules,
-            depth,
-            guess: 0,
-        }
-    }
-
-    fn opts() -> WorkOptions {
-        WorkOptions {
-            lease: Duration::from_secs(60),
-            poll: Duration::from_millis(10),
-            max_units: None,
-            wait: false,
-            threads: 1,
-        }
-    }
 
     /// Work with units `stop` says to stop reported as stopped (a budget that ran out),
     /// the others answered by the search; returns the proved root and the summary.

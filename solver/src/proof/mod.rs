@@ -136,3 +136,38 @@ fn deepen(solver: &mut Solver<'_>, board: &crate::Board, depth: u8) -> i32 {
     }
     guess
 }
+
+/// Support shared by the proof modules' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::time::Duration;
+
+    use super::{Manifest, WorkOptions};
+    use crate::rules::RulesBuilder;
+    use crate::{Capture, Position};
+
+    /// The manifest of Kalah(pits, seeds) from the start under `capture`, other switches
+    /// at their defaults.
+    pub fn manifest(pits: usize, seeds: usize, capture: Capture, depth: u32) -> Manifest {
+        let mut b = RulesBuilder::new(pits, seeds);
+        b.capture = Some(capture);
+        let rules = b.build().unwrap();
+        Manifest {
+            position: Position::start(&rules),
+            rules,
+            depth,
+            guess: 0,
+        }
+    }
+
+    /// A lone worker's options: it returns when no unit is free.
+    pub fn opts() -> WorkOptions {
+        WorkOptions {
+            lease: Duration::from_secs(60),
+            poll: Duration::from_millis(10),
+            max_units: None,
+            wait: false,
+            threads: 1,
+        }
+    }
+}

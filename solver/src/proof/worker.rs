@@ -10,12 +10,12 @@
 //! again, so that the units of a worker that died are retaken once their leases expire.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::claim::{now_secs, ClaimInfo, Claims};
-use super::dir::ProofError;
+use super::dir::{io, ProofError};
 use super::journal::{self, Journal, Kind, Record};
 use super::tree::{Leaf, Question};
 use super::{process_cpu_millis, Outcome};
@@ -54,12 +54,28 @@ pub enum Next {
 }
 
 /// Where a worker keeps its claims and records.
-pub struct Desk<'a> {
+pub struct Desk {
     /// The results directory: the worker appends to `<worker>.kpr` in it.
-    pub results: &'a Path,
-    pub claims: &'a Path,
+    pub results: PathBuf,
+    pub claims: PathBuf,
     /// The id stamped on every record.
     pub id: u64,
+}
+
+impl Desk {
+    /// The desk of records stamped `id`, its folders created where missing: the first
+    /// worker makes them, so that a proof copied from version control (which keeps no
+    /// empty folder) works, and a reader that only opens a proof writes nothing.
+    pub fn open(results: PathBuf, claims: PathBuf, id: u64) -> Result<Desk, ProofError> {
+        for d in [&results, &claims] {
+            std::fs::create_dir_all(d).map_err(io(d))?;
+        }
+        Ok(Desk {
+            results,
+            claims,
+            id,
+        })
+    }
 }
 
 /// How a worker runs.
@@ -123,13 +139,6 @@ pub enum Event<'a> {
     Warning(&'a str),
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
-    move |source| ProofError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 /// Work until `next` finds nothing left to settle, or until `opts` says stop. `answer`
 /// settles one leaf question (see [`super::answer`]) and returns the outcome and the
 /// nodes searched, or why its search could not run (the worker then stops, recording
@@ -137,13 +146,13 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
 /// split, after which `next` lists the board's moves in its place.
 pub fn drive(
     worker: &str,
-    desk: &Desk<'_>,
+    desk: &Desk,
     opts: &WorkOptions,
     next: &mut dyn FnMut() -> Result<Next, ProofError>,
     answer: &mut Answer<'_>,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<WorkSummary, ProofError> {
-    let claims = Claims::new(desk.claims, worker, opts.lease);
+    let claims = Claims::new(&desk.claims, worker, opts.lease);
     let journal_path = desk
         .results
         .join(format!("{worker}.{}", journal::EXTENSION));
@@ -155,7 +164,7 @@ pub fn drive(
             Next::Done => {
                 summary.complete = true;
                 // Claims left by killed workers on answered units.
-                for (unit, _) in claims.all().map_err(io(desk.claims))? {
+                for (unit, _) in claims.all().map_err(io(&desk.claims))? {
                     claims.clear(&unit);
                 }
                 return Ok(summary);
@@ -178,7 +187,7 @@ pub fn drive(
         let mut took = None;
         for p in &pending {
             let unit = unit_name(&p.leaf.board, p.question.beta);
-            if claims.try_claim(&unit).map_err(io(desk.claims))? {
+            if claims.try_claim(&unit).map_err(io(&desk.claims))? {
                 took = Some((*p, unit));
                 break;
             }
@@ -207,7 +216,7 @@ pub fn drive(
                 .any(|q| q.leaf.board == p.leaf.board && q.question.beta == p.question.beta),
         };
         if !open {
-            claims.release(&unit).map_err(io(desk.claims))?;
+            claims.release(&unit).map_err(io(&desk.claims))?;
             continue;
         }
         let q = p.question;
@@ -223,7 +232,7 @@ pub fn drive(
             Ok(a) => a,
             Err(e) => {
                 // Nothing is recorded: the unit is free for the next worker.
-                claims.release(&unit).map_err(io(desk.claims))?;
+                claims.release(&unit).map_err(io(&desk.claims))?;
                 return Err(e);
             }
         };
@@ -256,7 +265,7 @@ pub fn drive(
             None => journal.insert(Journal::create(&journal_path).map_err(io(&journal_path))?),
         };
         j.append(&record).map_err(io(&journal_path))?;
-        claims.release(&unit).map_err(io(desk.claims))?;
+        claims.release(&unit).map_err(io(&desk.claims))?;
         summary.nodes += nodes;
         let seconds = f64::from(millis) / 1000.0;
         if kind == Kind::Split {

@@ -9,7 +9,7 @@ use serde_json::json;
 use solver::notation::play_record;
 use solver::{Game, MoveText, Played, Position, RecordError};
 
-use crate::args::{resolve, PositionArg, RulesArgs};
+use crate::args::GameArgs;
 use crate::error::CliError;
 use crate::view;
 
@@ -17,9 +17,7 @@ use crate::view;
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub position: PositionArg,
+    pub game: GameArgs,
     /// One JSON object a line for each move, instead of boards
     #[arg(long)]
     pub json: bool,
@@ -33,9 +31,7 @@ pub struct PlayArgs {
 #[derive(Args, Debug)]
 pub struct ShowArgs {
     #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub position: PositionArg,
+    pub game: GameArgs,
     /// One JSON object instead of the board
     #[arg(long)]
     pub json: bool,
@@ -44,7 +40,7 @@ pub struct ShowArgs {
 /// Play the record and print every move; an illegal move is reported after the moves
 /// before it have been printed.
 pub fn run_play(args: &PlayArgs) -> Result<(), CliError> {
-    let (rules, start) = resolve(&args.rules, &args.position)?;
+    let (rules, start) = args.game.resolve()?;
     if rules.pie {
         return Err(crate::args::pie_unused("play"));
     }
@@ -148,7 +144,7 @@ fn score_line(pos: &Position, margin: i32) -> String {
 
 /// Print the position, whose turn it is and the legal moves, annotated.
 pub fn run_show(args: &ShowArgs) -> Result<(), CliError> {
-    let (rules, pos) = resolve(&args.rules, &args.position)?;
+    let (rules, pos) = args.game.resolve()?;
     if rules.pie {
         return Err(crate::args::pie_unused("show"));
     }

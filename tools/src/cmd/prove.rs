@@ -277,38 +277,71 @@ fn root_question(proof: &Proof, beta: i32) -> String {
     margin_question(&proof.manifest.position, beta)
 }
 
+/// What a worker of either kind sets up before its first unit: its name, its display,
+/// the values behind its searches, and its budget with the flag that stops a unit at it.
+struct Bench {
+    worker: String,
+    progress: Progress,
+    back: Backing,
+    cancel: Arc<AtomicBool>,
+    budget: Option<Duration>,
+    opts: WorkOptions,
+}
+
+impl Bench {
+    fn new(a: &ProveArgs, proof: &Proof, what: &str) -> Result<Bench, CliError> {
+        let worker = proof::worker_id();
+        let progress = Progress::new(a.quiet, &format!("{what} {}", a.dir.display()));
+        let back = backing(proof, &a.search, &progress)?;
+        progress.line(&format!("{what} worker {worker}"));
+        Ok(Bench {
+            worker,
+            progress,
+            back,
+            cancel: Arc::new(AtomicBool::new(false)),
+            budget: (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds)),
+            opts: WorkOptions {
+                lease: Duration::from_secs(a.lease),
+                poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),
+                max_units: a.max_units,
+                wait: true,
+                threads: a.search.threads as u32,
+            },
+        })
+    }
+
+    /// A search for the units, stopped through the bench's flag where a budget is set.
+    fn solver<'b>(&'b self, a: &ProveArgs, proof: &Proof) -> Result<Solver<'b>, CliError> {
+        let flag = self.budget.map(|_| Arc::clone(&self.cancel));
+        Ok(self
+            .progress
+            .watch(solver_for(proof, &self.back, &a.search, flag)?))
+    }
+
+    /// One unit's answer by `solver`, stopped at the budget.
+    fn answer(
+        &self,
+        solver: &mut Solver<'_>,
+        leaf: &proof::Leaf,
+        beta: i32,
+        id_depth: u8,
+    ) -> (proof::Outcome, u64) {
+        let budget = self.budget.map(|b| (b, &*self.cancel));
+        proof::answer(solver, leaf, beta, id_depth, budget)
+    }
+}
+
 fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
-    let worker = proof::worker_id();
-    let progress = Progress::new(a.quiet, &format!("proof {}", a.dir.display()));
-    let back = backing(proof, &a.search, &progress)?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    let budget = unit_budget(a);
-    let solver = progress.watch(solver_for(
-        proof,
-        &back,
-        &a.search,
-        budget.map(|_| Arc::clone(&cancel)),
-    )?);
-    let opts = work_options(a);
+    let bench = Bench::new(a, proof, "proof")?;
     let id_depth = a.search.max_depth;
-    progress.line(&format!("worker {worker}"));
-    let mut log = Log::new(proof, &progress);
+    let mut log = Log::new(proof, &bench.progress);
     // Each board's shallow value, once a process: the front end's move order.
-    let solver = std::cell::RefCell::new(solver);
+    let solver = std::cell::RefCell::new(bench.solver(a, proof)?);
     let mut shallow = std::collections::HashMap::new();
     let summary = proof.work(
-        &worker,
-        &opts,
-        &mut |leaf, beta| {
-            let budget = budget.map(|b| (b, &*cancel));
-            Ok(proof::answer(
-                &mut solver.borrow_mut(),
-                leaf,
-                beta,
-                id_depth,
-                budget,
-            ))
-        },
+        &bench.worker,
+        &bench.opts,
+        &mut |leaf, beta| Ok(bench.answer(&mut solver.borrow_mut(), leaf, beta, id_depth)),
         &mut |board| {
             *shallow
                 .entry(board.key())
@@ -316,7 +349,7 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
         },
         &mut |ev| log.event(ev),
     )?;
-    progress.finish();
+    bench.progress.finish();
     Ok(summary)
 }
 
@@ -324,45 +357,22 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
 /// transposition table of its own, allocated for it and dropped after it, so that
 /// nothing passes from one unit, or from a stopped search, to another.
 fn second_answers(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
-    let worker = proof::worker_id();
-    let progress = Progress::new(a.quiet, &format!("second answers {}", a.dir.display()));
-    let back = backing(proof, &a.search, &progress)?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    let budget = unit_budget(a);
-    let opts = work_options(a);
+    let bench = Bench::new(a, proof, "second-answer")?;
     let id_depth = a.search.max_depth;
-    progress.line(&format!("second-answer worker {worker}"));
-    let mut log = Log::new(proof, &progress);
-    let check = proof::Check::new(proof);
-    let summary = check.work(
-        &worker,
-        &opts,
+    let mut log = Log::new(proof, &bench.progress);
+    let summary = proof::Check::new(proof).work(
+        &bench.worker,
+        &bench.opts,
         &mut |leaf, beta| {
-            let flag = budget.map(|_| Arc::clone(&cancel));
-            let fresh = solver_for(proof, &back, &a.search, flag)
+            let mut fresh = bench
+                .solver(a, proof)
                 .map_err(|e| proof::ProofError::Search(e.to_string()))?;
-            let mut fresh = progress.watch(fresh);
-            let budget = budget.map(|b| (b, &*cancel));
-            Ok(proof::answer(&mut fresh, leaf, beta, id_depth, budget))
+            Ok(bench.answer(&mut fresh, leaf, beta, id_depth))
         },
         &mut |ev| log.event(ev),
     )?;
-    progress.finish();
+    bench.progress.finish();
     Ok(summary)
-}
-
-fn unit_budget(a: &ProveArgs) -> Option<Duration> {
-    (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds))
-}
-
-fn work_options(a: &ProveArgs) -> WorkOptions {
-    WorkOptions {
-        lease: Duration::from_secs(a.lease),
-        poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),
-        max_units: a.max_units,
-        wait: true,
-        threads: a.search.threads as u32,
-    }
 }
 
 /// A worker's report of its units on the progress display.

@@ -186,3 +186,26 @@ fn dechunk(mut s: &str) -> String {
     }
     out
 }
+
+/// `kalah serve` options under which every search stops at once (no database, no endgame
+/// table, a second's budget): what such a server answers in time is not a search's.
+pub const NO_SEARCH: [&str; 6] = [
+    "--search-seconds",
+    "1",
+    "--endgame-mb",
+    "0",
+    "--threads",
+    "1",
+];
+
+/// Whether `python3` runs here; where it does not, says which check is skipped.
+pub fn python_present(skipped: &str) -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIPPED: python3 not found; {skipped} is not checked");
+    }
+    ok
+}
