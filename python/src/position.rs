@@ -147,14 +147,14 @@ impl Position {
 
     /// Row A, South's pits A1..Am.
     #[getter]
-    fn row_a(&self) -> Vec<u8> {
-        self.pos.row_a().to_vec()
+    fn row_a(&self) -> Vec<u32> {
+        self.pos.row_a().iter().map(|&c| u32::from(c)).collect()
     }
 
     /// Row B, North's pits B1..Bm.
     #[getter]
-    fn row_b(&self) -> Vec<u8> {
-        self.pos.row_b().to_vec()
+    fn row_b(&self) -> Vec<u32> {
+        self.pos.row_b().iter().map(|&c| u32::from(c)).collect()
     }
 
     /// The stores: (South's, North's).
