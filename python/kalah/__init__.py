@@ -8,8 +8,8 @@ perfect play, unless named a gain.
 >>> p = kalah.Position.start(kalah.Rules(pits=4, seeds=3))
 >>> kalah.solve(p).value
 6
->>> [(m.move, m.value) for m in kalah.moves(p)][:2]
-[('A2+', 6), ('A1', 4)]
+>>> [(m.move, m.value) for m in kalah.moves(p)]
+[('A2+', 6), ('A3', 2), ('A4', -2), ('A1', -6)]
 
 ``kalah.openspiel`` converts OpenSpiel's ``mancala`` states; it imports ``pyspiel``
 and so is imported only on request.
@@ -22,6 +22,7 @@ from ._kalah import (
     PieTurn,
     Position,
     Probe,
+    Probes,
     Rules,
     Solution,
     __version__,
@@ -36,6 +37,7 @@ __all__ = [
     "PieTurn",
     "Position",
     "Probe",
+    "Probes",
     "Rules",
     "Solution",
     "__version__",

@@ -7,7 +7,8 @@ naming the file for an unusable database file.
 """
 
 import os
-from typing import Literal, Optional, Sequence, Union
+import pathlib
+from typing import Iterable, Iterator, Literal, Optional, Union, overload
 
 __version__: str
 
@@ -167,6 +168,23 @@ class Probe:
     @property
     def gain(self) -> int:
         """The future net gain of the side to move."""
+    def __eq__(self, other: object) -> bool: ...
+
+class Probes:
+    """The values of ``Database.probe_many``, in the order of its positions."""
+
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, index: int) -> Probe: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Probe]: ...
+    def __iter__(self) -> Iterator[Probe]: ...
+    @property
+    def margins(self) -> list[int]:
+        """The final margins (South minus North), in order."""
+    @property
+    def gains(self) -> list[int]:
+        """The future net gains of the side to move, in order."""
 
 class Database:
     """A database directory built by ``kalah db build``, memory-mapped read-only.
@@ -178,7 +196,7 @@ class Database:
 
     def __init__(self, dir: Union[str, "os.PathLike[str]"], rules: Optional[Rules] = None) -> None: ...
     @property
-    def dir(self) -> str: ...
+    def dir(self) -> pathlib.Path: ...
     @property
     def rules(self) -> Rules: ...
     @property
@@ -186,8 +204,9 @@ class Database:
     def probe(self, position: PositionLike) -> Probe:
         """The database's value of one position. ValueError where it is of other rules
         or has more seeds than the database covers."""
-    def probe_many(self, positions: Sequence[PositionLike]) -> list[Probe]:
-        """``probe`` of every position, in order; errors prefixed 'positions[i]: '."""
+    def probe_many(self, positions: Iterable[PositionLike]) -> Probes:
+        """``probe`` of every position, in order (millions a second); errors prefixed
+        'positions[i]: '."""
     def check_files(self) -> None:
         """Every level file's checksum and value range; DatabaseError naming the first
         damaged file."""

@@ -13,13 +13,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use db_format::{file_name, RulesKey};
-use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError, PyOSError};
+use pyo3::exceptions::{PyFileNotFoundError, PyNotADirectoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use pyo3::types::PyString;
 use solver::{Board, Probe as _};
 
 use crate::errors::{bad_input, db_error, value_error};
-use crate::position::Position;
+use crate::position::{read_board, Position};
+use crate::probe::{Probe, Probes};
 use crate::rules::Rules;
 
 /// An endgame database: the level files `0..=max_seeds` of one rule set in a directory.
@@ -31,24 +32,6 @@ pub struct Database {
     pub db: Arc<solver::Database>,
     pub dir: PathBuf,
     pub rules: solver::Rules,
-}
-
-/// One value read from a database.
-#[pyclass(frozen, get_all, module = "kalah")]
-#[derive(Clone, Copy, Debug)]
-pub struct Probe {
-    /// The final margin, South's store minus North's at the end of perfect play.
-    pub margin: i32,
-    /// The future net gain of the side to move: what it will still add to its store
-    /// minus what the opponent will (the database's own value).
-    pub gain: i32,
-}
-
-#[pymethods]
-impl Probe {
-    fn __repr__(&self) -> String {
-        format!("Probe(margin={:+}, gain={:+})", self.margin, self.gain)
-    }
 }
 
 /// `dir` refused, as `kalah` refuses `--db DIR`, unless it is a readable directory: a
@@ -252,57 +235,62 @@ impl Database {
         found.ok_or_else(|| db_error("a value read is damaged"))
     }
 
-    /// probe_many(positions) -> list[Probe]
+    /// probe_many(positions) -> Probes
     ///
-    /// `probe` of every position of a sequence of `Position`s or position strings, in
-    /// order, the interpreter released while the values are read. A position that
-    /// `probe` refuses raises its error, prefixed with its index (`positions[i]: ...`).
-    fn probe_many(&self, py: Python<'_>, positions: &Bound<'_, PyAny>) -> PyResult<Py<PyList>> {
-        let rules = Rules::from_solver(&self.rules, None);
-        let key = self.rules.db_key();
+    /// `probe` of every position of an iterable of `Position`s or position strings, in
+    /// order, the interpreter released while the values are read: a sequence of `Probe`s,
+    /// whose `.margins` and `.gains` are lists of ints. A position that `probe` refuses
+    /// raises its error, prefixed with its index (`positions[i]: ...`).
+    fn probe_many(&self, py: Python<'_>, positions: &Bound<'_, PyAny>) -> PyResult<Probes> {
         let max = self.db.max_seeds();
         let pits = self.rules.pits();
-        let items = positions.try_iter()?;
         let mut boards: Vec<(Board, i32, i32)> = Vec::with_capacity(positions.len().unwrap_or(0));
-        for (i, item) in items.enumerate() {
+        // Rules of positions already found to be the database's.
+        let mut accepted: Option<solver::Rules> = None;
+        for (i, item) in positions.try_iter()?.enumerate() {
             let item = item?;
             let at = |e: PyErr| -> PyErr {
-                let msg = format!("positions[{i}]: {}", e.value(py));
-                match e.get_type(py).name() {
-                    Ok(n) if n == "ValueError" => value_error(msg),
-                    _ => e,
+                if e.is_instance_of::<PyValueError>(py) {
+                    value_error(format!("positions[{i}]: {}", e.value(py)))
+                } else {
+                    e
                 }
             };
-            // The fast path: a position string of this database's board size, whose
-            // value does not depend on the seeds a pit it names.
-            let pos = if let Ok(s) = item.cast::<PyString>() {
-                let p: solver::Position = s.to_str()?.parse().map_err(|e| at(bad_input(e)))?;
-                if p.pits() != pits {
-                    return Err(at(bad_input(solver::PositionError::WrongSize {
-                        found: p.pits(),
-                        expected: pits,
-                    })));
+            let entry = match item.cast::<PyString>() {
+                // The plainest strings are read here; any other goes through `probe`'s
+                // reading, which refuses a bad one with its message.
+                Ok(s) => match read_board(s.to_str()?, pits) {
+                    Some(entry) => entry,
+                    None => {
+                        let p = self.position(&item).map_err(at)?;
+                        (p.pos.board(), p.pos.store_margin(), p.pos.to_move.sign())
+                    }
+                },
+                Err(_) => {
+                    let bound;
+                    let p = match item.cast::<Position>() {
+                        Ok(p) => p.get(),
+                        Err(_) => {
+                            bound = self.position(&item)?;
+                            &bound
+                        }
+                    };
+                    if accepted != Some(p.rules) {
+                        self.board_of(p).map_err(at)?;
+                        accepted = Some(p.rules);
+                    }
+                    (p.pos.board(), p.pos.store_margin(), p.pos.to_move.sign())
                 }
-                p
-            } else {
-                let p = Position::from_arg(&item, Some(&rules)).map_err(at)?;
-                if p.rules.db_key() != key || p.rules.pie {
-                    return Err(at(self.board_of(&p).err().unwrap_or_else(|| {
-                        value_error("the position's rules are not the database's")
-                    })));
-                }
-                p.pos
             };
-            let board = pos.board();
-            if board.seeds() > max {
+            let seeds = entry.0.seeds();
+            if seeds > max {
                 return Err(at(value_error(format!(
-                    "the position has {} seeds on the board but the database in {} covers \
+                    "the position has {seeds} seeds on the board but the database in {} covers \
                      at most {max} (levels 0..={max})",
-                    board.seeds(),
                     self.dir.display()
                 ))));
             }
-            boards.push((board, pos.store_margin(), pos.to_move.sign()));
+            boards.push(entry);
         }
         let db = &*self.db;
         let found: Option<Vec<Probe>> = py.detach(|| {
@@ -313,11 +301,7 @@ impl Database {
         });
         self.check()?;
         let found = found.ok_or_else(|| db_error("a value read is damaged"))?;
-        let list = PyList::empty(py);
-        for p in found {
-            list.append(Bound::new(py, p)?)?;
-        }
-        Ok(list.unbind())
+        Ok(Probes::new(found))
     }
 
     /// check_files()

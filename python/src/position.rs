@@ -9,7 +9,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use solver::notation::{play_record, MoveSyntaxError, MoveText};
-use solver::{Game, PositionError};
+use solver::{Board, Game, PositionError};
 
 use crate::errors::{bad_input, value_error};
 use crate::rules::{Rules, DEFAULT_SEEDS};
@@ -65,6 +65,82 @@ pub fn resolve(rules: Option<&Rules>, pos: &solver::Position) -> PyResult<solver
         )));
     }
     Ok(r)
+}
+
+/// What a database probe needs of a position string of `pits` pits a side in its plainest
+/// form (whole numbers, commas and slashes, no white space): the board seen from the side
+/// to move, the store margin (South minus North) and the sign of the side to move. `None`
+/// for any other text, even one `solver::Position` reads: the caller then reads it that
+/// way, which refuses a bad one with its message. Where it answers, the answer is that of
+/// `solver::Position`'s reading (the same bounds on seeds and stores are checked).
+pub fn read_board(text: &str, pits: usize) -> Option<(Board, i32, i32)> {
+    let bytes = text.as_bytes();
+    let mut rows = [[0u32; solver::rules::MAX_PITS]; 2];
+    let mut stores = [0u64; 2];
+    let mut at = 0;
+    for row in 0..2 {
+        let mut count = 0;
+        loop {
+            *rows[row].get_mut(count)? = whole(bytes, &mut at)? as u32;
+            count += 1;
+            match bytes.get(at) {
+                Some(b',') => at += 1,
+                Some(b'/') => break,
+                _ => return None,
+            }
+        }
+        if count != pits {
+            return None;
+        }
+        at += 1;
+        stores[row] = whole(bytes, &mut at)?;
+        if bytes.get(at) != Some(&b'/') {
+            return None;
+        }
+        at += 1;
+    }
+    let to_move = match bytes.get(at..)? {
+        b"A" | b"a" => solver::Side::South,
+        b"B" | b"b" => solver::Side::North,
+        _ => return None,
+    };
+    let seeds: u64 = rows.iter().flatten().map(|&c| u64::from(c)).sum();
+    if seeds > u64::from(solver::position::MAX_BOARD_SEEDS)
+        || seeds + stores[0] + stores[1] > u64::from(solver::position::MAX_STORE)
+    {
+        return None;
+    }
+    let (first, second) = match to_move {
+        solver::Side::South => (0, 1),
+        solver::Side::North => (1, 0),
+    };
+    let mut cells = [0u8; 2 * solver::rules::MAX_PITS];
+    for i in 0..pits {
+        // Invariant: each count is at most the board's seeds, checked above to fit a byte.
+        cells[i] = rows[first][i] as u8;
+        cells[pits + i] = rows[second][i] as u8;
+    }
+    let margin = stores[0] as i32 - stores[1] as i32;
+    Some((
+        Board::from_cells(pits, &cells[..2 * pits]),
+        margin,
+        to_move.sign(),
+    ))
+}
+
+/// The whole number of at most 10 digits, and at most `u32::MAX`, at `bytes[*at..]`;
+/// `at` is moved past its digits.
+fn whole(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let start = *at;
+    let mut n: u64 = 0;
+    while let Some(&b) = bytes.get(*at) {
+        if !b.is_ascii_digit() || *at - start == 10 {
+            break;
+        }
+        n = n * 10 + u64::from(b - b'0');
+        *at += 1;
+    }
+    (*at > start && n <= u64::from(u32::MAX)).then_some(n)
 }
 
 impl Position {

@@ -85,6 +85,42 @@ def test_probes_equal_the_reference_reader(small_db, kdb):
         (f.margin, f.gain) for f in found[:50]]
 
 
+def test_many_probes_are_a_sequence(small_db):
+    db = kalah.Database(small_db)
+    texts = ["1,0,0,0/0/0,0,0,0/0/A", "0,0,0,2/5/1,0,0,0/9/B", "0,0,0,0/3/0,0,0,0/1/A"]
+    found = db.probe_many(iter(texts))
+    assert len(found) == 3
+    assert found.margins == [db.probe(t).margin for t in texts]
+    assert found.gains == [db.probe(t).gain for t in texts]
+    assert found[-1] == found[2] == db.probe(texts[2])
+    assert [p.margin for p in found] == found.margins
+    with pytest.raises(IndexError):
+        found[3]
+    assert found[0:2] == [found[0], found[1]] and found[::-2] == [found[2], found[0]]
+    with pytest.raises(TypeError):
+        found["x"]
+
+
+def test_every_spelling_of_a_position_string_reads_the_same(small_db):
+    db = kalah.Database(small_db)
+    plain = "2,0,1,0/12/0,3,0,1/4/B"
+    spellings = [plain, " 2,0,1,0/12/0,3,0,1/4/B", "2, 0,1,0/12/0,3,0,1/4/B", "02,0,1,0/012/0,3,0,1/4/b",
+                 "2,0,1,0/12/0,3,0,1/4/ B ", "+2,0,1,0/12/0,3,0,1/4/B"]
+    want = db.probe(plain)
+    for s in spellings:
+        assert db.probe(s) == want, s
+    assert list(db.probe_many(spellings)) == [want] * len(spellings)
+    # Refused alike by probe and probe_many, whichever way each reads them.
+    for bad in ["2,0,1,0/12/0,3,0,1/4/C", "2,0,1,0/12/0,3,0,1/4", "2,0,1/12/0,3,0,1/4/B",
+                "2,0,1,0/12/0,3,0,1/4/BB", "2,0,1,0/99999999999/0,3,0,1/4/B", "2,0,1,0/2147483647/0,3,0,1/4/B",
+                "200,60,0,0/0/0,0,0,0/0/A", "2,,1,0/0/0,3,0,1/4/B"]:
+        with pytest.raises(ValueError) as one:
+            db.probe(bad)
+        with pytest.raises(ValueError) as many:
+            db.probe_many(["1,0,0,0/0/0,0,0,0/0/A", bad])
+        assert str(many.value) == "positions[1]: " + str(one.value), bad
+
+
 def test_the_reference_reader_prints_the_same_margin(small_db):
     db = kalah.Database(small_db)
     t = "2,0,3,1/4/0,1,1,0/8/B"
@@ -140,7 +176,7 @@ def test_positions_the_database_does_not_hold(small_db):
     with pytest.raises(ValueError) as e:
         kalah.solve(kalah.Position.start(kalah.Rules(pits=4, seeds=3, capture="empty")), db=db)
     assert "no database for these rules in %s" % small_db in str(e.value)
-    assert db.probe_many([]) == []
+    assert len(db.probe_many([])) == 0
 
 
 def copy_db(small_db, tmp_path):
