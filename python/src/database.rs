@@ -133,16 +133,21 @@ impl Database {
             ));
         }
         let board = pos.pos.board();
-        let seeds = board.seeds();
-        if seeds > self.db.max_seeds() {
-            return Err(value_error(format!(
-                "the position has {seeds} seeds on the board but the database in {} covers \
-                 at most {max} (levels 0..={max})",
-                self.dir.display(),
-                max = self.db.max_seeds()
-            )));
+        if board.seeds() > self.db.max_seeds() {
+            return Err(self.uncovered(board.seeds()));
         }
         Ok(board)
+    }
+
+    /// The refusal of a position with `seeds` seeds on the board, more than the database
+    /// covers (`kalah db probe`'s message).
+    fn uncovered(&self, seeds: u32) -> PyErr {
+        value_error(format!(
+            "the position has {seeds} seeds on the board but the database in {} covers at \
+             most {max} (levels 0..={max})",
+            self.dir.display(),
+            max = self.db.max_seeds()
+        ))
     }
 
     /// The database's verdict on values read so far: a value outside its level's range
@@ -282,13 +287,8 @@ impl Database {
                     (p.pos.board(), p.pos.store_margin(), p.pos.to_move.sign())
                 }
             };
-            let seeds = entry.0.seeds();
-            if seeds > max {
-                return Err(at(value_error(format!(
-                    "the position has {seeds} seeds on the board but the database in {} covers \
-                     at most {max} (levels 0..={max})",
-                    self.dir.display()
-                ))));
+            if entry.0.seeds() > max {
+                return Err(at(self.uncovered(entry.0.seeds())));
             }
             boards.push(entry);
         }

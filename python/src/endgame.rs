@@ -47,13 +47,20 @@ fn keep(key: RulesKey, table: &Arc<Endgame>) {
 }
 
 /// The endgame table of every board of `game` with up to `k` seeds: the kept one, or one
-/// built now on a thread of its own. Stopped by `cancel` (the build then goes on and is
-/// kept when done).
-pub fn table(game: &Game, k: u32, cancel: &AtomicBool) -> PyResult<Arc<Endgame>> {
+/// built now on a thread of its own once `may_build` allows it (the memory check: a table
+/// kept needs no more memory). Stopped by `cancel` (the build then goes on and is kept
+/// when done).
+pub fn table(
+    game: &Game,
+    k: u32,
+    cancel: &AtomicBool,
+    may_build: impl FnOnce() -> PyResult<()>,
+) -> PyResult<Arc<Endgame>> {
     let key = game.rules().db_key();
     if let Some(t) = kept(&key, k) {
         return Ok(t);
     }
+    may_build()?;
     let (tx, rx) = mpsc::channel();
     let game = game.clone();
     std::thread::spawn(move || {

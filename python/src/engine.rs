@@ -102,20 +102,24 @@ fn endgame_level(game: &Game, seeds: u32, arg: EndgameArg, have_db: bool) -> PyR
             }
         },
     };
-    if let Some(k) = level {
-        if let (Some(boards), Some(avail)) = (Endgame::boards(game.pits(), k), mem_available()) {
-            if boards > avail {
-                return Err(value_error(format!(
-                    "the endgame table of boards with up to {k} seeds needs {} MiB but only {} \
-                     MiB of memory are available (MemAvailable in /proc/meminfo); choose a \
-                     smaller endgame",
-                    boards >> 20,
-                    avail >> 20
-                )));
-            }
+    Ok(level)
+}
+
+/// The endgame table of `game` of `k` levels refused, before it is built, when it is
+/// larger than the memory available (`kalah`'s message).
+fn check_endgame_memory(game: &Game, k: u32) -> PyResult<()> {
+    if let (Some(boards), Some(avail)) = (Endgame::boards(game.pits(), k), mem_available()) {
+        if boards > avail {
+            return Err(value_error(format!(
+                "the endgame table of boards with up to {k} seeds needs {} MiB but only {} MiB \
+                 of memory are available (MemAvailable in /proc/meminfo); choose a smaller \
+                 endgame",
+                boards >> 20,
+                avail >> 20
+            )));
         }
     }
-    Ok(level)
+    Ok(())
 }
 
 /// The boards and bytes of the retrograde analysis of every board of `pits` a side with
@@ -181,7 +185,7 @@ pub fn backing(
     };
     let level = endgame_level(&game, pos.pos.board_seeds(), opts.endgame, db.is_some())?;
     let endgame = level
-        .map(|k| crate::endgame::table(&game, k, cancel))
+        .map(|k| crate::endgame::table(&game, k, cancel, || check_endgame_memory(&game, k)))
         .transpose()?;
     Ok((
         Backing {
