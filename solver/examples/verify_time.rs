@@ -5,7 +5,8 @@
 //! "Every entry re-derived".
 //!
 //! `cargo run --release --example verify_time -p solver -- DIR walk|unrank K... [--threads N]
-//! [--entries N]`: `--entries` times only the middle N ranks of each level.
+//! [--entries N]`: `--entries` times only about N entries from the
+//! middle of each level (whole tiles of the walk; as many ranks for `unrank`).
 //!
 //! The rules are read from DIR's level 0 file (any `*-k000.kdb`).
 
@@ -16,7 +17,7 @@ use std::time::Instant;
 use db_format::{level_size, LevelFile, Ranker};
 use rayon::prelude::*;
 use solver::dbfile::{rules_from_key, Database};
-use solver::verify::{rederive, rederive_ranks, Levels};
+use solver::verify::{rederive, rederive_tiles, tiles, Levels};
 use solver::{Board, Game, Probe};
 
 /// User and system CPU seconds of this process so far.
@@ -90,14 +91,32 @@ fn main() {
     );
     for k in ks {
         let count = level_size(key.cells(), k);
-        // The middle `entries` ranks, or all of them.
-        let ranks = entries.map_or(0..count, |e| {
-            let start = count.saturating_sub(e) / 2;
-            start..(start + e).min(count)
-        });
+        // The middle tiles of at least `entries` entries, or all of them; the ranks of
+        // as many entries from the middle of the level for `unrank`.
+        let all = tiles(game.pits(), k).expect("the tiles of a level held");
+        let part = match entries {
+            None => &all[..],
+            Some(e) => {
+                let (mut lo, mut hi, mut n) = (all.len() / 2, all.len() / 2, 0);
+                while n < e && (lo > 0 || hi < all.len()) {
+                    if hi < all.len() {
+                        n += all[hi].entries(game.pits(), k);
+                        hi += 1;
+                    }
+                    if n < e && lo > 0 {
+                        lo -= 1;
+                        n += all[lo].entries(game.pits(), k);
+                    }
+                }
+                &all[lo..hi]
+            }
+        };
+        let e = part.iter().map(|t| t.entries(game.pits(), k)).sum::<u64>();
+        let start = count.saturating_sub(e) / 2;
+        let ranks = start..(start + e).min(count);
         let (w0, c0) = (Instant::now(), cpu_seconds());
         let wrong = pool.install(|| match how.as_str() {
-            "walk" => rederive_ranks(&game, &levels, k, ranks.clone())
+            "walk" => rederive_tiles(&game, &levels, k, part, &|_| {})
                 .wrong
                 .map(|w| w.rank),
             "unrank" => by_unranking(&game, &db, k, ranks.clone()),
