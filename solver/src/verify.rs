@@ -33,7 +33,9 @@
 //! seeds the move sowed into it (and a captured pit emptied): its run is `a'`'s, and its
 //! place in the run is the rank of `b'`. For a fixed `a` and move, `a'` is fixed, and
 //! as `b` steps through its rows in rank order, the children step through one run each
-//! (consecutive bytes when nothing reaches `b`), instead of jumping across the level.
+//! (consecutive bytes when nothing reaches `b`), instead of jumping across the level. A
+//! move that ends in the mover's store leaves `(a', b)`: as `b` steps, it steps from run
+//! to run as the board itself does.
 //!
 //! So the walk's unit is a *tile*: [`TILE`] consecutive mover's rows of one sum `s`
 //! (unranked once), against every opponent's row of sum `k - s` in rank order (stepped
@@ -226,16 +228,20 @@ pub fn rederive_level(
 /// of `rows` consecutive rows of sum `sum`, from the row of rank `first` among them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tile {
+    /// Seeds in the mover's row.
     pub sum: u32,
+    /// The rank of the tile's first mover's row among the rows of its sum.
     pub first: u64,
+    /// Mover's rows in the tile (at most [`TILE`]).
     pub rows: u64,
 }
 
 impl Tile {
     /// The boards of the tile in level `k` of `pits` pits a side: its rows times the
-    /// opponent's rows of sum `k - sum`.
+    /// opponent's rows of sum `k - sum` (none when `sum > k`).
     pub fn entries(&self, pits: usize, k: u32) -> u64 {
-        self.rows * level_size(pits, k - self.sum)
+        k.checked_sub(self.sum)
+            .map_or(0, |rest| self.rows * level_size(pits, rest))
     }
 }
 
@@ -403,8 +409,9 @@ pub struct TileWalk<'r> {
 }
 
 impl<'r> TileWalk<'r> {
-    /// The boards of `tile` of `ranker`'s level (which must hold the tile's rows), of
-    /// `pits` pits a side.
+    /// The boards of `tile` of `ranker`'s level, of `pits` pits a side (`ranker.cells()` is
+    /// `2 * pits`). A tile not of the level (a sum above it, more rows than [`TILE`] or
+    /// than its sum has) has no board.
     pub fn new(ranker: &'r Ranker, pits: usize, tile: &Tile) -> TileWalk<'r> {
         let mut walk = TileWalk {
             ranker,
@@ -423,7 +430,9 @@ impl<'r> TileWalk<'r> {
         ) else {
             return walk;
         };
-        if tile.sum > k || tile.rows == 0 || tile.first + tile.rows > own.count() {
+        let fits = tile.rows <= TILE as u64
+            && (tile.first.checked_add(tile.rows)).is_some_and(|end| end <= own.count());
+        if tile.sum > k || tile.rows == 0 || !fits {
             return walk;
         }
         let mut row = [0u8; 8];
@@ -650,7 +659,7 @@ mod tests {
             assert_eq!(got, want, "level {k}");
             let check = rederive_level(&game, &levels, k, u64::MAX, 1, &|_| {});
             assert_eq!(check.wrong, Some(first), "level {k}");
-            assert!(want.len() >= 1);
+            assert!(!want.is_empty());
         }
         // The changed entries themselves, whose children are intact: their own values.
         let only = |k: u32, rank: u64| {
