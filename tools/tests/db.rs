@@ -72,6 +72,58 @@ fn verify_catches_a_wrong_value_with_a_valid_checksum() {
 }
 
 #[test]
+fn verify_full_re_derives_every_entry_of_every_level() {
+    let (dir, path) = three_pit_db(9);
+    let d = dir.path().to_str().unwrap();
+    // Sampling: the levels above 100 entries (from level 4, of 126) are samples of 7.
+    let sampled =
+        common::kalah_stdout(&["db", "verify", d, "--full-up-to", "100", "--sample", "7"]);
+    assert!(
+        sampled.contains("level   9 of [") && sampled.contains("sample of 7 entries"),
+        "{sampled}"
+    );
+    let full = common::kalah_stdout(&["db", "verify", d, "--full"]);
+    assert!(!full.contains("sample of"), "{full}");
+    // C(k + 5, 5) entries a level, each line with its time and rate.
+    for (k, n) in [(0, 1), (3, 56), (9, 2002)] {
+        let line = format!("level {k:3} of [");
+        let line = full
+            .lines()
+            .find(|l| l.contains(&line))
+            .unwrap_or_else(|| panic!("{full}"));
+        assert!(
+            line.contains(&format!("all {n} entries re-derived in ")),
+            "{line}"
+        );
+        assert!(line.contains("M entries/s)"), "{line}");
+    }
+    assert!(full.contains("levels 0..=9 re-derived and sound"), "{full}");
+    // --full is every entry: with a sampling option it is refused.
+    kalah()
+        .args(["db", "verify", d, "--full", "--full-up-to", "5"])
+        .assert()
+        .code(2);
+    // A changed value under a fresh checksum: found by the full walk, and the levels
+    // above it reported as unverified.
+    let f = db_format::LevelFile::open_any(&path).unwrap();
+    let mut values = f.values().to_vec();
+    let rules = f.rules();
+    drop(f);
+    values[40] = if values[40] == 1 { 2 } else { 1 };
+    fs::remove_file(&path).unwrap();
+    db_format::write_level_to(&path, &rules, 3, &values).unwrap();
+    let out = kalah()
+        .args(["db", "verify", d, "--full"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("WRONG    level   3"), "{stdout}");
+    assert!(stdout.contains("UNVERIFIED level   9"), "{stdout}");
+}
+
+#[test]
 fn truncated_wrong_version_and_wrong_rules_files_are_named() {
     let (dir, path) = three_pit_db(4);
     let bytes = fs::read(&path).unwrap();
