@@ -13,21 +13,32 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use pyo3::PyResult;
+use pyo3::{PyErr, PyResult};
+use solver::budget::{check_endgame, endgame_level, Refused, Retrograde, Spelling};
 use solver::engine::{Engine, Method, Settings, Sources};
 use solver::gen::cyclic::build_level_cyclic;
-use solver::search::tt::{self, Table};
+use solver::search::tt::Table;
 use solver::search::DEFAULT_ID_DEPTH;
 use solver::{Endgame, Game, MemoryDb, Probe, SolveError};
 
 use crate::database::open_dir;
 use crate::errors::{build_error, db_error, solve_error, value_error};
-use crate::options::{mem_available, DbArg, EndgameArg, Options};
+use crate::options::{DbArg, Options};
 use crate::position::Position;
 use crate::watch::{cancelled, stopped, Cancel};
 
-/// The largest table `endgame=K` may ask for, in boards (and bytes): 4 GiB, as `kalah`.
-const MAX_ENDGAME_BOARDS: u64 = 4 << 30;
+/// The Python module's spelling of the options a [`Refused`] names.
+const SPELLING: Spelling = Spelling {
+    endgame: "endgame",
+    endgame_sep: "=",
+    tt_mb: "tt_mb ",
+};
+
+/// A request refused before anything was allocated, in `kalah`'s words with the module's
+/// option names.
+fn refused(r: Refused) -> PyErr {
+    value_error(r.message(&SPELLING))
+}
 
 /// What an engine borrows, built before the search: the game, the database (with its
 /// directory, for messages), the endgame table and the retrograde analysis.
@@ -43,18 +54,7 @@ pub struct Backing {
 fn transposition_table(pos: &Position, max_mb: usize) -> PyResult<Option<Table>> {
     let rules = &pos.rules;
     let seeds = pos.pos.board_seeds();
-    if Method::for_rules(rules) != Method::Cyclic {
-        let mb = tt::sized_for(rules.pits(), seeds, max_mb) as u64;
-        if let Some(avail) = mem_available() {
-            if mb.saturating_mul(1 << 20) > avail {
-                return Err(value_error(format!(
-                    "tt_mb {max_mb}: a transposition table of {mb} MiB is more than the {} MiB \
-                     of memory available (MemAvailable in /proc/meminfo)",
-                    avail >> 20
-                )));
-            }
-        }
-    }
+    solver::budget::check_table(rules, seeds, max_mb).map_err(refused)?;
     solver::engine::transposition_table(rules, seeds, max_mb).map_err(solve_error)
 }
 
@@ -74,91 +74,11 @@ fn database(arg: &DbArg, pos: &Position) -> PyResult<(Arc<solver::Database>, Pat
     }
 }
 
-/// The level of the endgame table `arg` asks for, for a search of boards with up to
-/// `seeds` seeds (`None`: no table), refused as `kalah` refuses `--endgame`.
-fn endgame_level(game: &Game, seeds: u32, arg: EndgameArg, have_db: bool) -> PyResult<Option<u32>> {
-    if Method::for_rules(game.rules()) == Method::Cyclic {
-        if let EndgameArg::Level(k) = arg {
-            return Err(value_error(format!(
-                "endgame={k}: clockwise rules are solved by retrograde analysis, which holds \
-                 every level already; leave endgame out"
-            )));
-        }
-        return Ok(None);
-    }
-    let level = match arg {
-        EndgameArg::Off => None,
-        EndgameArg::Auto if have_db => None,
-        EndgameArg::Auto => {
-            Endgame::level_for(game.pits(), seeds, solver::search::endgame::DEFAULT_BOARDS)
-        }
-        EndgameArg::Level(k) => match Endgame::boards(game.pits(), k) {
-            Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
-            _ => {
-                return Err(value_error(format!(
-                    "endgame={k}: the table would hold more than {MAX_ENDGAME_BOARDS} boards; \
-                     build a database with `kalah db build` instead"
-                )))
-            }
-        },
-    };
-    Ok(level)
-}
-
-/// The endgame table of `game` of `k` levels refused, before it is built, when it is
-/// larger than the memory available (`kalah`'s message).
-fn check_endgame_memory(game: &Game, k: u32) -> PyResult<()> {
-    if let (Some(boards), Some(avail)) = (Endgame::boards(game.pits(), k), mem_available()) {
-        if boards > avail {
-            return Err(value_error(format!(
-                "the endgame table of boards with up to {k} seeds needs {} MiB but only {} MiB \
-                 of memory are available (MemAvailable in /proc/meminfo); choose a smaller \
-                 endgame",
-                boards >> 20,
-                avail >> 20
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The boards and bytes of the retrograde analysis of every board of `pits` a side with
-/// up to `seeds` seeds (as `kalah solve` estimates them): one byte a board, and for the
-/// top level its working arrays. `None` where a figure overflows.
-fn cyclic_estimate(pits: usize, seeds: u32) -> (Option<u64>, Option<u64>) {
-    let cells = 2 * pits;
-    let positions = (0..=seeds).try_fold(0u64, |sum, k| {
-        sum.checked_add(db_format::checked_level_size(cells, k)?)
-    });
-    let top = db_format::checked_level_size(cells, seeds);
-    let bytes = positions
-        .zip(top)
-        .and_then(|(p, t)| p.checked_add(t.checked_mul(3 + 4 * pits as u64)?));
-    (positions, bytes)
-}
-
 /// Every level up to `pos`'s seeds of rules that can cycle, built in memory, refused as
 /// `kalah solve` refuses it when it would not fit; stopped between levels by `cancel`.
 fn retrograde(game: &Game, pos: &Position, cancel: &AtomicBool) -> PyResult<MemoryDb> {
     let seeds = pos.pos.board_seeds();
-    let (positions, bytes) = cyclic_estimate(game.pits(), seeds);
-    let avail = mem_available();
-    let fits = match (bytes, avail) {
-        (Some(b), Some(a)) => b <= a,
-        (None, _) => false,
-        (Some(_), None) => true,
-    };
-    if !fits {
-        return Err(value_error(format!(
-            "clockwise sowing can cycle, so these rules are solved by retrograde analysis of \
-             every board with up to {seeds} seeds: {} positions, about {} MiB, but only {} MiB \
-             of memory are available (MemAvailable in /proc/meminfo); solve a position with \
-             fewer seeds",
-            positions.map_or("more than 2^64".to_string(), |p| p.to_string()),
-            bytes.map_or("more than 2^44".to_string(), |b| (b >> 20).to_string()),
-            avail.unwrap_or(0) >> 20
-        )));
-    }
+    Retrograde::check(game.pits(), seeds).map_err(refused)?;
     let mut memory = MemoryDb::new(game.pits());
     for k in 0..=seeds {
         if cancelled(cancel) {
@@ -183,9 +103,14 @@ pub fn backing(
         Method::Cyclic => Some(retrograde(&game, pos, cancel)?),
         Method::Search => None,
     };
-    let level = endgame_level(&game, pos.pos.board_seeds(), opts.endgame, db.is_some())?;
+    let level =
+        endgame_level(&game, pos.pos.board_seeds(), opts.endgame, db.is_some()).map_err(refused)?;
     let endgame = level
-        .map(|k| crate::endgame::table(&game, k, cancel, || check_endgame_memory(&game, k)))
+        .map(|k| {
+            crate::endgame::table(&game, k, cancel, || {
+                check_endgame(game.pits(), k).map_err(refused)
+            })
+        })
         .transpose()?;
     Ok((
         Backing {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
+use solver::budget::EndgameChoice;
 
 use crate::database::Database;
 use crate::errors::value_error;
@@ -24,24 +25,13 @@ pub enum DbArg {
     Open(Arc<solver::Database>, PathBuf),
 }
 
-/// The `endgame` choice, as `kalah`'s `--endgame`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndgameArg {
-    /// Half the seeds in play less 6, within the default size; none with a database.
-    Auto,
-    /// No endgame table.
-    Off,
-    /// Every board with up to this many seeds.
-    Level(u32),
-}
-
 /// Everything a solve is told besides the position.
 #[derive(Clone)]
 pub struct Options {
     pub db: Option<DbArg>,
     pub tt_mb: usize,
     pub threads: usize,
-    pub endgame: EndgameArg,
+    pub endgame: EndgameChoice,
     pub timeout: Option<Duration>,
 }
 
@@ -49,15 +39,6 @@ pub struct Options {
 /// `kalah`'s.
 pub fn all_cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-/// Bytes of memory available to a new process, from `/proc/meminfo` (`None` elsewhere):
-/// what `kalah` checks a table against before allocating it.
-pub fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// A whole number argument as text, for the messages that refuse it.
@@ -87,7 +68,7 @@ impl Options {
             endgame: endgame
                 .map(parse_endgame)
                 .transpose()?
-                .unwrap_or(EndgameArg::Auto),
+                .unwrap_or(EndgameChoice::Auto),
             timeout: timeout.map(parse_timeout).transpose()?,
         })
     }
@@ -147,16 +128,16 @@ fn parse_threads(arg: &Bound<'_, PyAny>) -> PyResult<usize> {
 }
 
 /// An `endgame` value: "auto", "none" or a number of seeds.
-fn parse_endgame(arg: &Bound<'_, PyAny>) -> PyResult<EndgameArg> {
+fn parse_endgame(arg: &Bound<'_, PyAny>) -> PyResult<EndgameChoice> {
     if let Ok(s) = arg.cast::<PyString>() {
         match &*s.to_cow()? {
-            "auto" => return Ok(EndgameArg::Auto),
-            "none" => return Ok(EndgameArg::Off),
+            "auto" => return Ok(EndgameChoice::Auto),
+            "none" => return Ok(EndgameChoice::Off),
             _ => {}
         }
     } else if arg.is_instance_of::<PyInt>() {
         if let Ok(k) = arg.extract::<u32>() {
-            return Ok(EndgameArg::Level(k));
+            return Ok(EndgameChoice::Level(k));
         }
     }
     Err(value_error(format!(

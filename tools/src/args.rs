@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::Args;
+use solver::budget::EndgameChoice;
 use solver::{
     Capture, Direction, EndRule, OppStore, Position, Remaining, Rules, RulesBuilder, Sowing,
 };
@@ -150,7 +151,7 @@ pub struct SearchArgs {
     /// to K seeds. auto: half the seeds in play less 6, within 2 Gi boards (at most 25
     /// seeds for 6 pits); none with --db, whose levels take its place
     #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
-    pub endgame: EndgameArg,
+    pub endgame: EndgameChoice,
 }
 
 /// The machine's cores (1 where the system cannot say): the default `--threads`.
@@ -208,22 +209,14 @@ pub fn unit_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-/// The `--endgame` choice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndgameArg {
-    Auto,
-    Off,
-    Level(u32),
-}
-
 /// An `--endgame` value: a number of seeds, `auto` or `none`.
-pub fn parse_endgame(s: &str) -> Result<EndgameArg, String> {
+pub fn parse_endgame(s: &str) -> Result<EndgameChoice, String> {
     match s {
-        "auto" => Ok(EndgameArg::Auto),
-        "none" => Ok(EndgameArg::Off),
+        "auto" => Ok(EndgameChoice::Auto),
+        "none" => Ok(EndgameChoice::Off),
         _ => s
             .parse::<u32>()
-            .map(EndgameArg::Level)
+            .map(EndgameChoice::Level)
             .map_err(|_| format!("expected a number of seeds, auto or none, not '{s}'")),
     }
 }

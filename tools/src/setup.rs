@@ -9,22 +9,15 @@
 use std::path::Path;
 use std::time::Instant;
 
+use solver::budget::{EndgameChoice, Refused, Retrograde, Spelling};
 use solver::dbfile::Database;
 use solver::engine::{Engine, Method, Settings, Sources};
 use solver::search::tt::Table;
 use solver::{gen::cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules};
 
-use crate::args::{EndgameArg, SearchArgs};
+use crate::args::SearchArgs;
 use crate::error::{CliError, DbCmdError};
 use crate::progress::Progress;
-
-/// Bytes of memory available to a new process, from `/proc/meminfo` (`None` elsewhere).
-pub fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
 
 /// The transposition table of [`solver::engine::transposition_table`], refused with the
 /// figures when it is larger than the memory available (MemAvailable in /proc/meminfo),
@@ -34,44 +27,20 @@ pub fn transposition_table(
     seeds: u32,
     max_mb: usize,
 ) -> Result<Option<solver::search::tt::Table>, CliError> {
-    if Method::for_rules(rules) != Method::Cyclic {
-        let mb = solver::search::tt::sized_for(rules.pits(), seeds, max_mb) as u64;
-        check_table_memory(max_mb, mb)?;
-    }
+    solver::budget::check_table(rules, seeds, max_mb).map_err(refused)?;
     Ok(solver::engine::transposition_table(rules, seeds, max_mb)?)
 }
 
-/// `--tt-mb max_mb` refused when its table of `mb` MiB is more than the memory available
-/// (MemAvailable in /proc/meminfo; not checked where there is none).
-pub fn check_table_memory(max_mb: usize, mb: u64) -> Result<(), CliError> {
-    match mem_available() {
-        Some(avail) if mb.saturating_mul(1 << 20) > avail => Err(CliError::BadOption(format!(
-            "--tt-mb {max_mb}: a transposition table of {mb} MiB is more than the {} MiB of \
-             memory available (MemAvailable in /proc/meminfo)",
-            avail >> 20
-        ))),
-        _ => Ok(()),
-    }
-}
+/// `kalah`'s spelling of the options a [`Refused`] names.
+const SPELLING: Spelling = Spelling {
+    endgame: "--endgame",
+    endgame_sep: " ",
+    tt_mb: "--tt-mb ",
+};
 
-/// The largest table `--endgame K` may ask for, in boards (and bytes): 4 GiB.
-const MAX_ENDGAME_BOARDS: u64 = 4 << 30;
-
-/// The boards the retrograde analysis of rules that can cycle holds to solve a position
-/// with `seeds` seeds on a board of `pits` pits a side, and the bytes it needs: one a
-/// board for every level, and for the level being solved its working arrays (a floor, a
-/// cap and a move count a board, and up to `pits` same-level children of four bytes, a
-/// bound on [`solver::gen::cyclic`]'s arrays). `None` where a figure overflows.
-fn cyclic_estimate(pits: usize, seeds: u32) -> (Option<u64>, Option<u64>) {
-    let cells = 2 * pits;
-    let positions = (0..=seeds).try_fold(0u64, |sum, k| {
-        sum.checked_add(db_format::checked_level_size(cells, k)?)
-    });
-    let top = db_format::checked_level_size(cells, seeds);
-    let bytes = positions
-        .zip(top)
-        .and_then(|(p, t)| p.checked_add(t.checked_mul(3 + 4 * pits as u64)?));
-    (positions, bytes)
+/// A request refused before anything was allocated, in `kalah`'s words.
+pub fn refused(r: Refused) -> CliError {
+    CliError::BadOption(r.message(&SPELLING))
 }
 
 /// `--db DIR` checked before any level is looked for in it: a missing path, a link to
@@ -155,27 +124,7 @@ pub fn backing(
     };
     let memory = if Method::for_rules(&rules) == Method::Cyclic {
         let seeds = pos.board_seeds();
-        let (positions, bytes) = cyclic_estimate(rules.pits(), seeds);
-        let avail = mem_available();
-        let fits = match (bytes, avail) {
-            (Some(b), Some(a)) => b <= a,
-            (None, _) => false,
-            (Some(_), None) => true,
-        };
-        let figures = format!(
-            "{} positions, about {} MiB",
-            positions.map_or("more than 2^64".to_string(), |p| p.to_string()),
-            bytes.map_or("more than 2^44".to_string(), |b| (b >> 20).to_string())
-        );
-        if !fits {
-            return Err(CliError::BadOption(format!(
-                "clockwise sowing can cycle, so these rules are solved by retrograde analysis \
-                 of every board with up to {seeds} seeds: {figures}, but only {} MiB of memory \
-                 are available (MemAvailable in /proc/meminfo); solve a position with fewer \
-                 seeds",
-                avail.unwrap_or(0) >> 20
-            )));
-        }
+        let figures = Retrograde::check(rules.pits(), seeds).map_err(refused)?;
         progress.line(&format!(
             "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} \
              seeds ({figures})"
@@ -219,50 +168,14 @@ pub fn backing(
 pub fn endgame_table(
     game: &Game,
     seeds: u32,
-    arg: EndgameArg,
+    arg: EndgameChoice,
     have_db: bool,
     progress: impl Fn(&str, bool),
 ) -> Result<Option<Endgame>, CliError> {
-    if Method::for_rules(game.rules()) == Method::Cyclic {
-        // The retrograde analysis holds every level already.
-        if let EndgameArg::Level(k) = arg {
-            return Err(CliError::BadOption(format!(
-                "--endgame {k}: clockwise rules are solved by retrograde analysis, which \
-                 holds every level already; leave --endgame out"
-            )));
-        }
-        return Ok(None);
-    }
-    let level = match arg {
-        EndgameArg::Off => None,
-        EndgameArg::Auto if have_db => None,
-        EndgameArg::Auto => {
-            Endgame::level_for(game.pits(), seeds, solver::search::endgame::DEFAULT_BOARDS)
-        }
-        EndgameArg::Level(k) => match Endgame::boards(game.pits(), k) {
-            Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
-            _ => {
-                return Err(CliError::BadOption(format!(
-                    "--endgame {k}: the table would hold more than {MAX_ENDGAME_BOARDS} \
-                         boards; build a database with `kalah db build` instead"
-                )))
-            }
-        },
-    };
-    let Some(k) = level else {
+    let Some(k) = solver::budget::endgame_level(game, seeds, arg, have_db).map_err(refused)? else {
         return Ok(None);
     };
-    if let (Some(boards), Some(avail)) = (Endgame::boards(game.pits(), k), mem_available()) {
-        if boards > avail {
-            return Err(CliError::BadOption(format!(
-                "the endgame table of boards with up to {k} seeds needs {} MiB but only {} MiB \
-                 of memory are available (MemAvailable in /proc/meminfo); choose a smaller \
-                 --endgame",
-                boards >> 20,
-                avail >> 20
-            )));
-        }
-    }
+    solver::budget::check_endgame(game.pits(), k).map_err(refused)?;
     let t = Instant::now();
     let table = Endgame::build(game, k, |j, _| {
         progress(&format!("endgame table: level {j}/{k}"), false);

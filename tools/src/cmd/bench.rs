@@ -166,7 +166,7 @@ pub fn position(b: &BenchPosition) -> Result<(Game, Position), CliError> {
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     // Each position gets a fresh table of at most --tt-mb: checked once, before the first,
     // at the size asked.
-    crate::setup::check_table_memory(a.tt_mb, a.tt_mb as u64)?;
+    solver::budget::check_table_mb(a.tt_mb, a.tt_mb as u64).map_err(crate::setup::refused)?;
     let chosen: Vec<&BenchPosition> = POSITIONS
         .iter()
         .filter(|b| match &a.filter {

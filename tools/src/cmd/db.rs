@@ -24,7 +24,8 @@ use crate::args::{parse_threads, pie_unused, resolve, PositionArg, RulesArgs};
 use crate::error::{CliError, DbCmdError};
 use crate::lines::Lines;
 use crate::lock::BuildLock;
-use crate::setup::{check_db_dir, mem_available, open_database};
+use crate::setup::{check_db_dir, open_database};
+use solver::budget::mem_available;
 
 /// Arguments of `kalah db`.
 #[derive(Args, Debug)]

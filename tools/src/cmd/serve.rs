@@ -92,7 +92,7 @@ fn check_memory(a: &ServeArgs) -> Result<(), CliError> {
     let need = (a.tt_mb as u64)
         .saturating_mul(searches)
         .saturating_add(a.endgame_mb.saturating_mul(searches + 1));
-    match crate::setup::mem_available() {
+    match solver::budget::mem_available() {
         Some(avail) if need > avail >> 20 => Err(CliError::BadOption(format!(
             "--max-searches {} of --tt-mb {} and --endgame-mb {} may hold {need} MiB at \
              once, more than the {} MiB of memory available (MemAvailable in \

@@ -15,11 +15,12 @@ use solver::engine::{Engine, Settings, Sources};
 use solver::search::SolveError;
 use solver::{analysis, Capture, EndRule, Game, Position, Probe, Rules, RulesBuilder};
 
-use crate::args::{all_cores, parse_endgame, parse_threads, parse_tt_mb, EndgameArg};
+use crate::args::{all_cores, parse_endgame, parse_threads, parse_tt_mb};
 use crate::error::CliError;
 use crate::progress::ListBar;
 use crate::setup::{checked, endgame_table, open_database, transposition_table};
 use crate::view::{depth_name, signed};
+use solver::budget::EndgameChoice;
 
 /// The published cases, `pits seeds capture value cost` a line.
 const PUBLISHED: &str = include_str!("../../data/published.txt");
@@ -152,7 +153,7 @@ pub struct VerifyArgs {
     /// Endgame table built in memory before each case (as in `kalah solve`; its build is
     /// part of the case's time)
     #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
-    pub endgame: EndgameArg,
+    pub endgame: EndgameChoice,
     /// Endgame database directory to probe: a case uses the files of its own rules there,
     /// if any (one directory may hold databases of several rule sets)
     #[arg(long, value_name = "DIR")]
