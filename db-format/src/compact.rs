@@ -1,27 +1,31 @@
 //! Compact level files (format version 2): a level's entries as Huffman-coded deltas in
-//! blocks, with an index that finds any block in O(1).
+//! blocks, each block in a fixed-size slot found from its rank alone.
 //!
 //! Why: a level file of version 1 spends a byte an entry, but the entries of consecutive
 //! ranks are close (the boards differ in a few pits), so the difference of an entry from
 //! the one before has about 3.4 bits of entropy where the entries themselves have 4.1
 //! (level 31 of 6 pits). Coding the differences with a Huffman code of at most
-//! [`MAX_CODE_LEN`] bits and cutting them into blocks of `B` entries, each found through
-//! an index, keeps a random probe to two index reads and the decoding of at most `B`
-//! symbols, at about half a byte an entry.
+//! [`MAX_CODE_LEN`] bits, in blocks of `B` entries, gives about half a byte an entry.
+//!
+//! Why slots and not an index of where each block starts: a probe of a large level is a
+//! wait for memory, and an index would make it two in a row (the index, then the block
+//! it points to), which measured at 0.7 of version 1's search speed (results/db.md,
+//! "Compact files (format version 2)"). A block of `B = 32` entries takes 112 bits on
+//! average; in a slot of 128 bits at the address `16 · block` it is one read for the 87%
+//! of blocks that fit, and a second read, at a continuation pointed to from its slot,
+//! for the others. The slack of the slots costs about 0.03 byte an entry.
 //!
 //! # Payload layout (after the 64-byte header; offsets from the payload's start)
 //!
 //! With `k` the seeds, `n = 2k + 1` symbols, `N = entry_count`, `B = 2^block_shift`
-//! entries a block, `S = 2^superblock_shift` blocks a superblock,
-//! `blocks = ceil(N / B)`, `supers = ceil(blocks / S)`, and `pad8(x)` = `x` rounded up to
-//! a multiple of 8:
+//! entries a block, `S = 2^slot_shift` bytes a slot, `blocks = ceil(N / B)`, and
+//! `T = n` rounded up to a multiple of `S`:
 //!
-//! | offset                           | bytes                  | content |
-//! |----------------------------------|------------------------|---------|
-//! | `0`                              | `pad8(n)`              | code table: byte `s` is the code length of symbol `s` (0: unused), then zeros |
-//! | `T = pad8(n)`                    | `8 · supers`           | superblock index: `u64` LE, bit offset in the data of the superblock's first block |
-//! | `T + 8 · supers`                 | `pad8(2 · blocks)`     | block index: `u16` LE, bit offset of the block's start from its superblock's start, then zeros |
-//! | `D = T + 8·supers + pad8(2·blocks)` | `ceil(data_bits / 8)` | data: the blocks' codes back to back, MSB first, the last byte's unused low bits zero |
+//! | offset          | bytes           | content |
+//! |-----------------|-----------------|---------|
+//! | `0`             | `T`             | code table: byte `s` is the code length of symbol `s` (0: unused), then zeros |
+//! | `T`             | `S · blocks`    | slots: slot `b` holds block `b` (entries `B·b ..`) |
+//! | `T + S·blocks`  | `overflow_len`  | continuations of the blocks that do not fit their slots, in block order |
 //!
 //! An entry `v` in `-k..=k` is `u = v + k` in `0..n`. Its symbol is `(u - u') mod n`,
 //! where `u'` is the previous entry's `u`, or `k` (the value 0) for the first entry of a
@@ -29,11 +33,17 @@
 //! whatever the bits are: a damaged file decodes to wrong values, never to impossible
 //! ones (the checksum and [`Compact::walk`] find the damage).
 //!
-//! Data bit `i` is bit `7 - i % 8` of data byte `i / 8`. Codes are canonical
-//! ([`crate::huffman`]): lengths `1..=12`, a complete prefix code, or a single symbol of
-//! length 1 (code `0`). A probe of rank `r`: block `b = r >> block_shift`, superblock
-//! `b >> superblock_shift`, its bit offset `super[b >> superblock_shift] + block[b]`,
-//! then decode `(r mod B) + 1` symbols from there, summing them modulo `n` from `u' = k`.
+//! Bits are numbered from the most significant bit of the first byte. A block's codes
+//! (canonical, [`crate::huffman`]: lengths 1 to 12, a complete prefix code or a single
+//! symbol of length 1) take `L` bits. If `L <= 8S - 1`, its slot is a 0 bit, the codes,
+//! then zero bits. Otherwise the slot is a 1 bit, a 39-bit big-endian byte offset `P`
+//! into the continuations, then the first `8S - 40` bits of the codes; the other
+//! `L - (8S - 40)` bits are at continuation byte `P`, then zero bits to the end of a
+//! byte. The first continuation is at `P = 0`, each next one right after the one before.
+//!
+//! A probe of rank `r`: slot `b = r >> block_shift`, then decode `(r mod B) + 1` codes
+//! from bit 1 of the slot (or from bit 40 and on into the continuation), summing their
+//! symbols modulo `n` from `u' = k`.
 
 use std::fs;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -49,51 +59,65 @@ use crate::rules::RulesKey;
 use crate::source::LevelSource;
 use crate::value;
 
-/// Largest `block_shift`: blocks of at most 256 entries, so a probe decodes at most 256
-/// symbols.
-pub const MAX_BLOCK_SHIFT: u8 = 8;
+/// Smallest and largest `block_shift`: blocks of 8 to 64 entries.
+pub const BLOCK_SHIFTS: std::ops::RangeInclusive<u8> = 3..=6;
 
-/// Largest `block_shift + superblock_shift`: a superblock of at most 4096 entries holds
-/// at most `4096 · 12 = 49152` bits, so the `u16` offsets of its blocks cannot overflow.
-pub const MAX_SUPERBLOCK_ENTRIES_SHIFT: u8 = 12;
+/// Smallest and largest `slot_shift`: slots of 16 to 64 bytes (a slot must hold the flag,
+/// a continuation's offset and some codes; 64 bytes is a cache line).
+pub const SLOT_SHIFTS: std::ops::RangeInclusive<u8> = 4..=6;
+
+/// Bits of a continuation's byte offset in an overflowing slot.
+const POINTER_BITS: u32 = 39;
+
+/// Bits before the codes in an overflowing slot: the flag and the offset.
+const OVERFLOW_HEAD: u32 = 1 + POINTER_BITS;
 
 /// The block sizes a writer chooses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompactOptions {
     /// `log2` of the entries a block (`B`).
     pub block_shift: u8,
-    /// `log2` of the blocks a superblock (`S`).
-    pub superblock_shift: u8,
+    /// `log2` of the bytes a slot (`S`).
+    pub slot_shift: u8,
 }
 
 impl Default for CompactOptions {
-    /// `B = 32`, `S = 128` (superblocks of 4096 entries): measured in results/db.md,
-    /// "Compact files (format version 2)".
+    /// `B = 32` entries in slots of `S = 16` bytes: measured in results/db.md, "Compact
+    /// files (format version 2)".
     fn default() -> CompactOptions {
         CompactOptions {
             block_shift: 5,
-            superblock_shift: 7,
+            slot_shift: 4,
         }
     }
 }
 
 impl CompactOptions {
-    /// [`DbError::BadOptions`] unless `block_shift <= 8` and `block_shift +
-    /// superblock_shift <= 12`.
+    /// [`DbError::BadOptions`] unless the shifts are in [`BLOCK_SHIFTS`] and
+    /// [`SLOT_SHIFTS`].
     pub fn check(&self) -> Result<(), DbError> {
-        if self.block_shift > MAX_BLOCK_SHIFT
-            || u32::from(self.block_shift) + u32::from(self.superblock_shift)
-                > u32::from(MAX_SUPERBLOCK_ENTRIES_SHIFT)
-        {
+        if !BLOCK_SHIFTS.contains(&self.block_shift) || !SLOT_SHIFTS.contains(&self.slot_shift) {
             return Err(DbError::BadOptions {
                 what: format!(
-                    "block shift {} and superblock shift {}: need block shift <= \
-                     {MAX_BLOCK_SHIFT} and their sum <= {MAX_SUPERBLOCK_ENTRIES_SHIFT}",
-                    self.block_shift, self.superblock_shift
+                    "block shift {} and slot shift {}: need {}..={} and {}..={}",
+                    self.block_shift,
+                    self.slot_shift,
+                    BLOCK_SHIFTS.start(),
+                    BLOCK_SHIFTS.end(),
+                    SLOT_SHIFTS.start(),
+                    SLOT_SHIFTS.end()
                 ),
             });
         }
         Ok(())
+    }
+
+    /// The most continuation bytes a block can need: its longest codes (12 bits an
+    /// entry) less what an overflowing slot holds.
+    pub fn max_continuation(&self) -> u64 {
+        let most = (MAX_CODE_LEN as u64) << self.block_shift;
+        let inline = (8u64 << self.slot_shift) - u64::from(OVERFLOW_HEAD);
+        most.saturating_sub(inline).div_ceil(8)
     }
 }
 
@@ -105,15 +129,11 @@ pub struct Layout {
     pub symbols: u64,
     /// Blocks, `ceil(N / B)`.
     pub blocks: u64,
-    /// Superblocks, `ceil(blocks / S)`.
-    pub supers: u64,
-    /// Offset of the superblock index (the code table's padded length).
-    pub supers_at: u64,
-    /// Offset of the block index.
-    pub blocks_at: u64,
-    /// Offset of the data.
-    pub data_at: u64,
-    /// Length of the payload: `data_at + ceil(data_bits / 8)`.
+    /// Offset of the slots (the code table's padded length).
+    pub slots_at: u64,
+    /// Offset of the continuations.
+    pub overflow_at: u64,
+    /// Length of the payload: `overflow_at + overflow_len`.
     pub len: u64,
 }
 
@@ -121,21 +141,17 @@ impl Layout {
     /// The layout of a level of `seeds` seeds and `count` entries with block parameters
     /// `p`, `None` if a length overflows a `u64`.
     pub fn new(seeds: u32, count: u64, p: &BlockParams) -> Option<Layout> {
-        let pad8 = |x: u64| x.checked_add(7).map(|y| y & !7);
+        let slot = 1u64.checked_shl(u32::from(p.slot_shift))?;
         let symbols = 2 * u64::from(seeds) + 1;
-        let blocks = count.div_ceil(1u64 << p.block_shift);
-        let supers = blocks.div_ceil(1u64 << p.superblock_shift);
-        let supers_at = pad8(symbols)?;
-        let blocks_at = supers_at.checked_add(supers.checked_mul(8)?)?;
-        let data_at = blocks_at.checked_add(pad8(blocks.checked_mul(2)?)?)?;
-        let len = data_at.checked_add(p.data_bits.div_ceil(8))?;
+        let blocks = count.div_ceil(1u64.checked_shl(u32::from(p.block_shift))?);
+        let slots_at = symbols.div_ceil(slot).checked_mul(slot)?;
+        let overflow_at = slots_at.checked_add(blocks.checked_mul(slot)?)?;
+        let len = overflow_at.checked_add(p.overflow_len)?;
         Some(Layout {
             symbols,
             blocks,
-            supers,
-            supers_at,
-            blocks_at,
-            data_at,
+            slots_at,
+            overflow_at,
             len,
         })
     }
@@ -151,19 +167,24 @@ impl Layout {
 //                whose code is `0`; the entry then reads it as that symbol, length 1)
 const INVALID: u32 = 1 << 31;
 
+/// Bytes of the buffer an overflowing block is decoded from: the codes of its slot, its
+/// continuation, and 8 bytes for the last 8-byte load (at most `64 - 5 + 96 + 8`).
+const JOINED: usize = 176;
+
 /// The validated description of a compact payload: its layout and its decoding table.
 ///
 /// Invariants: the code table of the payload passed [`check_lengths`], the layout was
-/// checked against the file's length (every section lies inside the payload), and
-/// `count <= data_bits <= 12 · count`.
+/// checked against the file's length (every section lies inside the payload), and the
+/// block parameters are in range.
 #[derive(Clone)]
 pub struct Compact {
     seeds: u32,
     symbols: u32,
     count: u64,
     block_shift: u32,
-    superblock_shift: u32,
-    data_bits: u64,
+    slot_shift: u32,
+    /// The most continuation bytes a block can need.
+    max_continuation: usize,
     layout: Layout,
     /// One entry per window of 12 bits (the comment above `INVALID`).
     table: Box<[u32]>,
@@ -177,28 +198,11 @@ impl std::fmt::Debug for Compact {
             .field("seeds", &self.seeds)
             .field("count", &self.count)
             .field("block_shift", &self.block_shift)
-            .field("superblock_shift", &self.superblock_shift)
-            .field("data_bits", &self.data_bits)
+            .field("slot_shift", &self.slot_shift)
             .field("layout", &self.layout)
             .field("lengths", &self.lengths)
             .finish()
     }
-}
-
-/// Reads the `u64` LE at byte `at` of `bytes`, `None` past the end.
-#[inline]
-fn read_u64_le(bytes: &[u8], at: u64) -> Option<u64> {
-    let at = usize::try_from(at).ok()?;
-    let b: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
-    Some(u64::from_le_bytes(b))
-}
-
-/// Reads the `u16` LE at byte `at` of `bytes`, `None` past the end.
-#[inline]
-fn read_u16_le(bytes: &[u8], at: u64) -> Option<u16> {
-    let at = usize::try_from(at).ok()?;
-    let b: [u8; 2] = bytes.get(at..at.checked_add(2)?)?.try_into().ok()?;
-    Some(u16::from_le_bytes(b))
 }
 
 /// The 8 bytes of `data` from byte `at` as a big-endian `u64`, zeros past the end: the
@@ -214,11 +218,21 @@ fn load_be(data: &[u8], at: usize) -> u64 {
         None => {
             let mut w = [0u8; 8];
             if let Some(tail) = data.get(at..) {
-                w[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
+                let n = tail.len().min(8);
+                w[..n].copy_from_slice(&tail[..n]);
             }
             u64::from_be_bytes(w)
         }
     }
+}
+
+/// Where the codes of a block lie.
+enum Codes<'p> {
+    /// In its slot, from bit 1: the slot and what follows it in the payload.
+    Inline(&'p [u8]),
+    /// From bit 40 of the slot on into the continuation at this byte of the
+    /// continuations.
+    Overflow(&'p [u8], u64),
 }
 
 impl Compact {
@@ -230,6 +244,11 @@ impl Compact {
         let p = header
             .blocks
             .ok_or_else(|| "not a compact (version 2) header".to_string())?;
+        let options = CompactOptions {
+            block_shift: p.block_shift,
+            slot_shift: p.slot_shift,
+        };
+        options.check().map_err(|e| e.to_string())?;
         let seeds = u32::from(header.seeds);
         let layout = Layout::new(seeds, header.entry_count, &p)
             .ok_or_else(|| "payload length overflows".to_string())?;
@@ -243,18 +262,8 @@ impl Compact {
         let n = layout.symbols as usize;
         let lengths = payload[..n].to_vec();
         check_lengths(&lengths).map_err(|e| format!("code table: {e}"))?;
-        if payload[n..layout.supers_at as usize]
-            .iter()
-            .any(|&b| b != 0)
-        {
+        if payload[n..layout.slots_at as usize].iter().any(|&b| b != 0) {
             return Err("code table padding is not zero".to_string());
-        }
-        let index_end = layout.blocks_at + 2 * layout.blocks;
-        if payload[index_end as usize..layout.data_at as usize]
-            .iter()
-            .any(|&b| b != 0)
-        {
-            return Err("block index padding is not zero".to_string());
         }
         let table = decoding_table(&lengths, layout.symbols as u32);
         Ok(Compact {
@@ -262,8 +271,8 @@ impl Compact {
             symbols: layout.symbols as u32,
             count: header.entry_count,
             block_shift: u32::from(p.block_shift),
-            superblock_shift: u32::from(p.superblock_shift),
-            data_bits: p.data_bits,
+            slot_shift: u32::from(p.slot_shift),
+            max_continuation: options.max_continuation() as usize,
             layout,
             table,
             lengths,
@@ -285,66 +294,108 @@ impl Compact {
         &self.lengths
     }
 
-    /// The bit offset in the data of block `block`, from the two indexes; `None` past
-    /// the payload or past the data.
+    /// Bytes a slot.
     #[inline]
-    fn block_start(&self, payload: &[u8], block: u64) -> Option<u64> {
-        let sb = block >> self.superblock_shift;
-        let base = read_u64_le(payload, self.layout.supers_at + 8 * sb)?;
-        let rel = read_u16_le(payload, self.layout.blocks_at + 2 * block)?;
-        let start = base.checked_add(u64::from(rel))?;
-        (start <= self.data_bits).then_some(start)
+    fn slot_len(&self) -> usize {
+        1 << self.slot_shift
+    }
+
+    /// The payload from the slot of `block` on (the slot is its first `slot_len()` bytes),
+    /// `None` past the slots.
+    #[inline]
+    fn slot<'p>(&self, payload: &'p [u8], block: u64) -> Option<&'p [u8]> {
+        let at = self.layout.slots_at + (block << self.slot_shift);
+        let rest = payload.get(usize::try_from(at).ok()?..)?;
+        (rest.len() >= self.slot_len()).then_some(rest)
+    }
+
+    /// Where the codes of `block` lie; `None` past the slots.
+    #[inline]
+    fn codes<'p>(&self, payload: &'p [u8], block: u64) -> Option<Codes<'p>> {
+        let slot = self.slot(payload, block)?;
+        if slot[0] & 0x80 == 0 {
+            return Some(Codes::Inline(slot));
+        }
+        let head = u64::from_be_bytes([0, 0, 0, slot[0], slot[1], slot[2], slot[3], slot[4]]);
+        Some(Codes::Overflow(slot, head & ((1 << POINTER_BITS) - 1)))
+    }
+
+    /// The codes of an overflowing block joined into `buf`: the slot's from bit 40, then
+    /// its continuation from byte `at` of the continuations (what there is of it, up to
+    /// the most a block needs; zeros after). Returns the bytes of `buf` that hold codes,
+    /// `None` when `at` lies past the continuations.
+    #[inline]
+    fn join(&self, payload: &[u8], slot: &[u8], at: u64, buf: &mut [u8; JOINED]) -> Option<usize> {
+        let inline = self.slot_len() - (OVERFLOW_HEAD / 8) as usize;
+        buf[..inline].copy_from_slice(&slot[(OVERFLOW_HEAD / 8) as usize..self.slot_len()]);
+        let from = self.layout.overflow_at.checked_add(at)?;
+        let rest = payload.get(usize::try_from(from).ok()?..)?;
+        let take = rest.len().min(self.max_continuation);
+        buf[inline..inline + take].copy_from_slice(&rest[..take]);
+        Some(inline + take)
     }
 
     /// The entry of rank `rank` of the payload `payload` (the one [`Compact::new`]
-    /// checked): `None` when `rank >= count`, or when the indexes point past the data or
-    /// the block's codes run past its end (a damaged file). The value is always in
-    /// `-k..=k`; in a damaged file it may be wrong (the checksum finds that).
+    /// checked): `None` when `rank >= count`, or when its block is found damaged (a
+    /// continuation past the payload, codes that run past the block's bits). The value is
+    /// always in `-k..=k`; in a damaged file it may be wrong (the checksum finds that).
     #[inline]
     pub fn get(&self, payload: &[u8], rank: u64) -> Option<i8> {
         if rank >= self.count {
             return None;
         }
-        let start = self.block_start(payload, rank >> self.block_shift)?;
-        let data = payload.get(self.layout.data_at as usize..)?;
         let left = (rank & ((1u64 << self.block_shift) - 1)) as u32 + 1;
-        let (u, end) = self.sum_codes(data, start, left);
-        if end > self.data_bits {
-            return None;
-        }
+        let u = match self.codes(payload, rank >> self.block_shift)? {
+            Codes::Inline(slot) => {
+                let (u, end) = self.sum_codes(slot, 1, left);
+                if end > 8 * self.slot_len() as u64 {
+                    return None;
+                }
+                u
+            }
+            Codes::Overflow(slot, at) => {
+                let mut buf = [0u8; JOINED];
+                let have = self.join(payload, slot, at, &mut buf)?;
+                let (u, end) = self.sum_codes(&buf, 0, left);
+                if end > 8 * have as u64 {
+                    return None;
+                }
+                u
+            }
+        };
         Some((u as i32 - self.seeds as i32) as i8)
     }
 
-    /// A byte of the index that [`Compact::get`] of `rank` reads first, to prefetch.
+    /// The byte [`Compact::get`] of `rank` reads first (its slot's), to prefetch.
     #[inline]
-    pub fn index_byte<'p>(&self, payload: &'p [u8], rank: u64) -> Option<&'p u8> {
-        let at = self.layout.blocks_at + 2 * (rank >> self.block_shift);
-        payload.get(usize::try_from(at).ok()?)
+    pub fn slot_byte<'p>(&self, payload: &'p [u8], rank: u64) -> Option<&'p u8> {
+        self.slot(payload, rank >> self.block_shift)?.first()
     }
 
-    /// Decodes `left` (at least 1) codes of the data from bit `pos` and returns `u` of the
+    /// Decodes `left` (at least 1) codes of `data` from bit `pos` and returns `u` of the
     /// last (the sum of their symbols modulo `n`, from `k`) and the bit after it. Reads
     /// up to 4 table windows from one 8-byte load; a window of several whole codes is
-    /// taken at once while they are all wanted.
+    /// taken at once while they are all wanted, the last ones one at a time.
     #[inline]
     fn sum_codes(&self, data: &[u8], mut pos: u64, mut left: u32) -> (u32, u64) {
         let n = self.symbols;
         let mut u = self.seeds;
         let table = &self.table[..TABLE_LEN];
-        loop {
+        // Whole windows while all their codes are wanted: no branch but the loops'.
+        'windows: loop {
             let word = load_be(data, (pos >> 3) as usize) << (pos & 7);
             let mut used = 0u32;
             // 57 valid bits: four windows of 12.
             for _ in 0..4 {
                 let e = table[((word << used) >> (64 - MAX_CODE_LEN)) as usize];
-                let (count, bits, sum) = if (e >> 12) & 0xf <= left {
-                    ((e >> 12) & 0xf, (e >> 16) & 0xf, (e >> 20) & 0xff)
-                } else {
-                    (1, (e >> 8) & 0xf, e & 0xff)
-                };
-                used += bits;
+                let count = (e >> 12) & 0xf;
+                if count > left {
+                    pos += u64::from(used);
+                    break 'windows;
+                }
+                used += (e >> 16) & 0xf;
                 left -= count;
-                u += sum;
+                u += (e >> 20) & 0xff;
                 if u >= n {
                     u -= n;
                 }
@@ -354,72 +405,124 @@ impl Compact {
             }
             pos += u64::from(used);
         }
+        // Fewer codes wanted than the next window holds (at most 11): one at a time, all
+        // from one load.
+        let word = load_be(data, (pos >> 3) as usize) << (pos & 7);
+        let mut used = 0u32;
+        while left > 0 {
+            let e = table[((word << used) >> (64 - MAX_CODE_LEN)) as usize];
+            used += (e >> 8) & 0xf;
+            u += e & 0xff;
+            if u >= n {
+                u -= n;
+            }
+            left -= 1;
+        }
+        (u, pos + u64::from(used))
     }
 
-    /// Decodes the whole payload in rank order, strictly: every block must start where
-    /// both indexes say (the first of a superblock at offset 0 from it), every code must
-    /// be one of the code's, the last block must end at `data_bits` and the bits after
-    /// it be zero. Calls `sink` with the entries in runs of whole blocks.
+    /// Decodes `len` codes of `data` from bit `pos` one at a time, strictly (a window that
+    /// starts with no code is an error), pushing each entry to `out`; returns the bit
+    /// after the last.
+    fn decode_strict(
+        &self,
+        data: &[u8],
+        mut pos: u64,
+        len: u64,
+        out: &mut Vec<i8>,
+    ) -> Result<u64, String> {
+        let table = &self.table[..TABLE_LEN];
+        let n = self.symbols;
+        let mut u = self.seeds;
+        for _ in 0..len {
+            let w = load_be(data, (pos >> 3) as usize) << (pos & 7);
+            let e = table[(w >> (64 - MAX_CODE_LEN)) as usize];
+            if e & INVALID != 0 {
+                return Err(format!("bits at {pos} are no code"));
+            }
+            pos += u64::from((e >> 8) & 0xf);
+            u += e & 0xff;
+            if u >= n {
+                u -= n;
+            }
+            out.push((u as i32 - self.seeds as i32) as i8);
+        }
+        Ok(pos)
+    }
+
+    /// Decodes the whole payload in rank order, strictly: every code must be one of the
+    /// code's; a block must overflow exactly when its codes do not fit its slot; each
+    /// continuation must start where the one before ends, the last end where the payload
+    /// does; every bit after a block's codes (in its slot or its continuation's last byte)
+    /// must be zero. Calls `sink` with the entries in runs of whole blocks.
     pub fn walk(
         &self,
         payload: &[u8],
         sink: &mut dyn FnMut(&[i8]) -> Result<(), DbError>,
     ) -> Result<(), WalkError> {
-        let data = payload
-            .get(self.layout.data_at as usize..)
-            .ok_or(WalkError::Corrupt("data outside the payload".to_string()))?;
-        let table = &self.table[..TABLE_LEN];
-        let n = self.symbols;
-        let k = self.seeds as i32;
+        let corrupt =
+            |block: u64, what: String| WalkError::Corrupt(format!("block {block}: {what}"));
         let bsize = 1u64 << self.block_shift;
+        let slot_bits = 8 * self.slot_len() as u64;
         // Whole blocks of about 64 Ki entries a run.
-        let per_run = (1u64 << 16).max(bsize);
+        let per_run = 1u64 << 16;
         let mut buf: Vec<i8> = Vec::with_capacity(per_run as usize);
-        let mut pos: u64 = 0;
-        let mut super_start: u64 = 0;
+        let mut next_at: u64 = 0;
+        let overflow_len = self.layout.len - self.layout.overflow_at;
         for block in 0..self.layout.blocks {
-            if block & ((1u64 << self.superblock_shift) - 1) == 0 {
-                let sb = block >> self.superblock_shift;
-                let base = read_u64_le(payload, self.layout.supers_at + 8 * sb)
-                    .ok_or(WalkError::Corrupt("superblock index cut".to_string()))?;
-                if base != pos {
-                    return Err(WalkError::Corrupt(format!(
-                        "superblock {sb} starts at bit {base} but the blocks before end at {pos}"
-                    )));
+            let len = bsize.min(self.count - block * bsize);
+            let codes = self
+                .codes(payload, block)
+                .ok_or_else(|| corrupt(block, "slot outside the payload".to_string()))?;
+            match codes {
+                Codes::Inline(slot) => {
+                    let end = self
+                        .decode_strict(slot, 1, len, &mut buf)
+                        .map_err(|e| corrupt(block, e))?;
+                    if end > slot_bits {
+                        return Err(corrupt(block, "codes run past the slot".to_string()));
+                    }
+                    if !zero_after(&slot[..self.slot_len()], end) {
+                        return Err(corrupt(
+                            block,
+                            "bits after the codes are not zero".to_string(),
+                        ));
+                    }
                 }
-                super_start = pos;
-            }
-            let rel = read_u16_le(payload, self.layout.blocks_at + 2 * block)
-                .ok_or(WalkError::Corrupt("block index cut".to_string()))?;
-            if super_start + u64::from(rel) != pos {
-                return Err(WalkError::Corrupt(format!(
-                    "block {block} starts at bit {} but the blocks before end at {pos}",
-                    super_start + u64::from(rel)
-                )));
-            }
-            let first = block * bsize;
-            let len = bsize.min(self.count - first);
-            let mut u = self.seeds;
-            for _ in 0..len {
-                let w = load_be(data, (pos >> 3) as usize) << (pos & 7);
-                let e = table[(w >> (64 - MAX_CODE_LEN)) as usize];
-                if e & INVALID != 0 {
-                    return Err(WalkError::Corrupt(format!(
-                        "block {block}: bits at {pos} are no code"
-                    )));
+                Codes::Overflow(slot, at) => {
+                    if at != next_at {
+                        return Err(corrupt(
+                            block,
+                            format!("continuation at byte {at}, the one before ends at {next_at}"),
+                        ));
+                    }
+                    let mut joined = [0u8; JOINED];
+                    let have = self.join(payload, slot, at, &mut joined).ok_or_else(|| {
+                        corrupt(block, "continuation past the payload".to_string())
+                    })?;
+                    let end = self
+                        .decode_strict(&joined, 0, len, &mut buf)
+                        .map_err(|e| corrupt(block, e))?;
+                    let inline = slot_bits - u64::from(OVERFLOW_HEAD);
+                    if end < slot_bits {
+                        return Err(corrupt(
+                            block,
+                            "overflows though its codes fit its slot".to_string(),
+                        ));
+                    }
+                    if end > 8 * have as u64 {
+                        return Err(corrupt(block, "codes run past the payload".to_string()));
+                    }
+                    let cont = (end - inline).div_ceil(8);
+                    let inline_bytes = self.slot_len() - (OVERFLOW_HEAD / 8) as usize;
+                    if !zero_after(&joined[..inline_bytes + cont as usize], end) {
+                        return Err(corrupt(
+                            block,
+                            "bits after the codes are not zero".to_string(),
+                        ));
+                    }
+                    next_at = at + cont;
                 }
-                pos += u64::from((e >> 8) & 0xf);
-                u += e & 0xff;
-                if u >= n {
-                    u -= n;
-                }
-                buf.push((u as i32 - k) as i8);
-            }
-            if pos > self.data_bits {
-                return Err(WalkError::Corrupt(format!(
-                    "block {block} runs past the data's {} bits",
-                    self.data_bits
-                )));
             }
             if buf.len() as u64 + bsize > per_run {
                 sink(&buf).map_err(WalkError::Sink)?;
@@ -429,22 +532,28 @@ impl Compact {
         if !buf.is_empty() {
             sink(&buf).map_err(WalkError::Sink)?;
         }
-        if pos != self.data_bits {
+        if next_at != overflow_len {
             return Err(WalkError::Corrupt(format!(
-                "the blocks end at bit {pos}, the header gives {} bits",
-                self.data_bits
+                "the continuations end at byte {next_at}, the header gives {overflow_len}"
             )));
         }
-        let spare = (8 - self.data_bits % 8) % 8;
-        if spare > 0 {
-            let last = data.last().copied().unwrap_or(0);
-            if last & ((1u8 << spare) - 1) != 0 {
-                return Err(WalkError::Corrupt(
-                    "unused bits after the data are not zero".to_string(),
-                ));
-            }
-        }
         Ok(())
+    }
+}
+
+/// Whether every bit of `bytes` from bit `from` on is zero.
+fn zero_after(bytes: &[u8], from: u64) -> bool {
+    let first = (from / 8) as usize;
+    let Some(rest) = bytes.get(first..) else {
+        return true;
+    };
+    match rest.split_first() {
+        None => true,
+        Some((&b, tail)) => {
+            let used = (from % 8) as u32;
+            let mask = if used == 0 { 0xff } else { 0xffu8 >> used };
+            b & mask == 0 && tail.iter().all(|&x| x == 0)
+        }
     }
 }
 
@@ -505,12 +614,13 @@ fn decoding_table(lengths: &[u8], n: u32) -> Box<[u32]> {
 /// Writes the level (`rules`, `seeds`) whose entries `source` gives (twice: a histogram,
 /// then the encoding) as a compact file at `path`, through `<path>.tmp`, fsync and
 /// rename as [`crate::write_level_to`]. Deterministic: the same entries and options give
-/// the same bytes.
+/// the same bytes. Memory: a block's codes and the output buffers, whatever the level.
 ///
-/// Errors: the checks of [`Header::new`], [`DbError::EntryCountMismatch`] when the
-/// source gives more or fewer entries than the level has, [`DbError::ValueOutOfRange`]
-/// (with the rank), [`DbError::SourceChanged`] when the second pass differs from the
-/// first, and the source's own errors. On an error no file is left.
+/// Errors: the checks of [`Header::new`], [`DbError::BadOptions`],
+/// [`DbError::EntryCountMismatch`] when the source gives more or fewer entries than the
+/// level has, [`DbError::ValueOutOfRange`] (with the rank), [`DbError::SourceChanged`]
+/// when the second pass differs from the first, and the source's own errors. On an error
+/// no file is left.
 pub fn write_compact_to(
     path: &Path,
     rules: &RulesKey,
@@ -563,17 +673,12 @@ pub fn write_compact_to(
         what: "no symbol to code".to_string(),
     })?;
     let codes = canonical_codes(&lengths);
-    let data_bits: u64 = counts
-        .iter()
-        .zip(&lengths)
-        .map(|(&c, &l)| c * u64::from(l))
-        .sum();
-    let params = BlockParams {
+    // The layout without the continuations, whose length the second pass finds.
+    let mut params = BlockParams {
         block_shift: options.block_shift,
-        superblock_shift: options.superblock_shift,
-        data_bits,
+        slot_shift: options.slot_shift,
+        overflow_len: 0,
     };
-    header.set_compact(params);
     let layout = Layout::new(seeds, count, &params).ok_or(DbError::SizeOverflow {
         cells: rules.cells(),
         seeds,
@@ -590,30 +695,61 @@ pub fn write_compact_to(
         .truncate(true)
         .open(&tmp)
         .map_err(io_at(&tmp))?;
-    file.set_len(head + layout.len).map_err(io_at(&tmp))?;
-    let mut table = vec![0u8; layout.supers_at as usize];
+    let mut table = vec![0u8; layout.slots_at as usize];
     table[..lengths.len()].copy_from_slice(&lengths);
-    let mut index = BufWriter::with_capacity(1 << 16, file.try_clone().map_err(io_at(&tmp))?);
-    index
-        .seek(SeekFrom::Start(head + layout.blocks_at))
+    let mut slots = BufWriter::with_capacity(1 << 20, file.try_clone().map_err(io_at(&tmp))?);
+    slots
+        .seek(SeekFrom::Start(head + layout.slots_at))
         .map_err(io_at(&tmp))?;
-    // A second handle of its own (its own offset) for the data.
-    let data_file = fs::OpenOptions::new()
+    // A second handle of its own (its own offset) for the continuations.
+    let overflow_file = fs::OpenOptions::new()
         .write(true)
         .open(&tmp)
         .map_err(io_at(&tmp))?;
-    let mut data = BufWriter::with_capacity(1 << 20, data_file);
-    data.seek(SeekFrom::Start(head + layout.data_at))
+    let mut overflow = BufWriter::with_capacity(1 << 16, overflow_file);
+    overflow
+        .seek(SeekFrom::Start(head + layout.overflow_at))
         .map_err(io_at(&tmp))?;
 
-    // Pass 2: the codes, and each block's offset.
+    // Pass 2: each block's codes into its slot and, if they do not fit, a continuation.
     let changed = |what: &str| DbError::SourceChanged {
         what: what.to_string(),
     };
-    let sshift = u32::from(options.superblock_shift);
-    let mut supers: Vec<u64> = Vec::with_capacity(layout.supers as usize);
+    let slot_len = 1usize << options.slot_shift;
+    let fits = 8 * slot_len as u64 - 1;
+    let mut block: Vec<(u32, u8)> = Vec::with_capacity(1 << bshift);
     let mut bits = BitWriter::default();
-    let mut super_start = 0u64;
+    let mut overflow_len: u64 = 0;
+    let mut emit = |block: &mut Vec<(u32, u8)>, bits: &mut BitWriter| -> Result<(), DbError> {
+        let total: u64 = block.iter().map(|&(_, len)| u64::from(len)).sum();
+        bits.clear();
+        if total <= fits {
+            bits.put(0, 1);
+        } else {
+            if overflow_len >> POINTER_BITS != 0 {
+                return Err(changed("continuations past 2^39 bytes"));
+            }
+            bits.put(1, 1);
+            bits.put(overflow_len, POINTER_BITS);
+        }
+        for &(code, len) in block.iter() {
+            bits.put(u64::from(code), u32::from(len));
+        }
+        bits.flush();
+        let bytes = &mut bits.bytes;
+        if bytes.len() < slot_len {
+            bytes.resize(slot_len, 0);
+        }
+        slots.write_all(&bytes[..slot_len]).map_err(io_at(&tmp))?;
+        if bytes.len() > slot_len {
+            overflow
+                .write_all(&bytes[slot_len..])
+                .map_err(io_at(&tmp))?;
+            overflow_len += (bytes.len() - slot_len) as u64;
+        }
+        block.clear();
+        Ok(())
+    };
     let mut rank: u64 = 0;
     let mut prev = seeds;
     source.read_runs(&mut |run| {
@@ -623,53 +759,40 @@ pub fn write_compact_to(
             }
             if rank & bmask == 0 {
                 prev = seeds;
-                let block = rank >> bshift;
-                if block & ((1u64 << sshift) - 1) == 0 {
-                    super_start = bits.bits;
-                    supers.push(super_start);
+                if !block.is_empty() {
+                    emit(&mut block, &mut bits)?;
                 }
-                let rel = u16::try_from(bits.bits - super_start)
-                    .map_err(|_| changed("a superblock outgrew its u16 offsets"))?;
-                index.write_all(&rel.to_le_bytes()).map_err(io_at(&tmp))?;
             }
             let u = (i32::from(v) + seeds as i32) as u32;
-            let (code, len) = codes[((u + n - prev) % n) as usize];
-            if len == 0 {
+            let code = codes[((u + n - prev) % n) as usize];
+            if code.1 == 0 {
                 return Err(changed("a symbol the first pass did not see"));
             }
-            bits.put(code, u32::from(len));
+            block.push(code);
             prev = u;
             rank += 1;
-            if bits.bytes.len() >= 1 << 16 {
-                data.write_all(&bits.bytes).map_err(io_at(&tmp))?;
-                bits.bytes.clear();
-            }
         }
         Ok(())
     })?;
-    if rank != count || bits.bits != data_bits {
+    if rank != count {
         return Err(changed("the second pass over the entries differs"));
     }
-    bits.flush();
-    data.write_all(&bits.bytes).map_err(io_at(&tmp))?;
-    data.flush().map_err(io_at(&tmp))?;
-    index.flush().map_err(io_at(&tmp))?;
-    drop(data);
-    drop(index);
+    emit(&mut block, &mut bits)?;
+    slots.flush().map_err(io_at(&tmp))?;
+    overflow.flush().map_err(io_at(&tmp))?;
+    drop(slots);
+    drop(overflow);
+    params.overflow_len = overflow_len;
+    header.set_compact(params);
+    let len = layout.overflow_at + overflow_len;
     let mut file = file;
     file.seek(SeekFrom::Start(head)).map_err(io_at(&tmp))?;
-    let mut w = BufWriter::with_capacity(1 << 16, &mut file);
-    w.write_all(&table).map_err(io_at(&tmp))?;
-    for s in &supers {
-        w.write_all(&s.to_le_bytes()).map_err(io_at(&tmp))?;
-    }
-    w.flush().map_err(io_at(&tmp))?;
-    drop(w);
+    file.write_all(&table).map_err(io_at(&tmp))?;
     // The checksum of the payload, read back in file order.
     file.seek(SeekFrom::Start(head)).map_err(io_at(&tmp))?;
     let mut hasher = Xxh3::new();
     let mut buf = vec![0u8; 1 << 20];
-    let mut left = layout.len;
+    let mut left = len;
     while left > 0 {
         let want = left.min(buf.len() as u64) as usize;
         file.read_exact(&mut buf[..want]).map_err(io_at(&tmp))?;
@@ -697,25 +820,23 @@ impl Drop for TmpGuard {
     }
 }
 
-/// Codes appended MSB first.
+/// Bits appended MSB first.
 #[derive(Default)]
 struct BitWriter {
-    /// Whole bytes not yet written out.
+    /// Whole bytes.
     bytes: Vec<u8>,
     /// The low `pending` bits of `acc` are the bits after `bytes`.
     acc: u64,
     pending: u32,
-    /// Bits written in all.
-    bits: u64,
 }
 
 impl BitWriter {
-    /// Appends the `len` (at most 12) low bits of `code`.
+    /// Appends the `len` (at most 56) low bits of `value`.
     #[inline]
-    fn put(&mut self, code: u32, len: u32) {
-        self.acc = (self.acc << len) | u64::from(code);
+    fn put(&mut self, value: u64, len: u32) {
+        debug_assert!(len <= 56 && value >> len == 0);
+        self.acc = (self.acc << len) | value;
         self.pending += len;
-        self.bits += u64::from(len);
         while self.pending >= 8 {
             self.pending -= 8;
             self.bytes.push((self.acc >> self.pending) as u8);
@@ -730,6 +851,13 @@ impl BitWriter {
             self.pending = 0;
             self.acc = 0;
         }
+    }
+
+    /// Empties it.
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.acc = 0;
+        self.pending = 0;
     }
 }
 
@@ -781,34 +909,53 @@ mod tests {
         w.put(0b011, 3);
         w.put(0b1_1110_0001, 9);
         w.flush();
-        assert_eq!(w.bits, 13);
         assert_eq!(w.bytes, vec![0b1011_1111, 0b0000_1000]);
+        w.clear();
+        w.put(1, 1);
+        w.put(0x12_3456_789a, 39);
+        w.flush();
+        assert_eq!(w.bytes, vec![0x92, 0x34, 0x56, 0x78, 0x9a]);
     }
 
     #[test]
     fn layout_of_a_small_level() {
         let p = BlockParams {
             block_shift: 5,
-            superblock_shift: 7,
-            data_bits: 100,
+            slot_shift: 4,
+            overflow_len: 7,
         };
-        // k = 2, 3 entries: 5 symbols (8 bytes), 1 superblock, 1 block.
+        // k = 2, 3 entries: 5 symbols (a slot of 16 bytes), 1 block.
         let l = Layout::new(2, 3, &p).unwrap();
         assert_eq!(
-            (
-                l.symbols,
-                l.blocks,
-                l.supers,
-                l.supers_at,
-                l.blocks_at,
-                l.data_at,
-                l.len
-            ),
-            (5, 1, 1, 8, 16, 24, 24 + 13)
+            (l.symbols, l.blocks, l.slots_at, l.overflow_at, l.len),
+            (5, 1, 16, 32, 39)
         );
-        // 4097 entries: 129 blocks, 2 superblocks.
+        // k = 10, 4097 entries: 21 symbols (32 bytes), 129 blocks.
         let l = Layout::new(10, 4097, &p).unwrap();
-        assert_eq!((l.blocks, l.supers), (129, 2));
-        assert_eq!(l.data_at, 24 + 16 + 264);
+        assert_eq!(
+            (l.blocks, l.slots_at, l.overflow_at),
+            (129, 32, 32 + 129 * 16)
+        );
+    }
+
+    #[test]
+    fn continuations_are_bounded() {
+        let o = CompactOptions::default();
+        // 32 codes of 12 bits = 384 bits, 88 in the slot: 296 bits = 37 bytes.
+        assert_eq!(o.max_continuation(), 37);
+        for block_shift in BLOCK_SHIFTS {
+            for slot_shift in SLOT_SHIFTS {
+                let o = CompactOptions {
+                    block_shift,
+                    slot_shift,
+                };
+                let inline = (1usize << slot_shift) - 5;
+                assert!(inline + o.max_continuation() as usize + 8 <= JOINED);
+            }
+        }
+        assert!(zero_after(&[0b1010_0000, 0], 3));
+        assert!(!zero_after(&[0b1010_0000, 1], 3));
+        assert!(!zero_after(&[0b1011_0000], 3));
+        assert!(zero_after(&[0xff], 8));
     }
 }

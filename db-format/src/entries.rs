@@ -59,7 +59,7 @@ impl<'a> Entries<'a> {
     }
 
     /// The byte [`Entries::get`] of `rank` reads first (the entry itself, or a compact
-    /// file's block index entry), for a caller to prefetch; `None` past the end.
+    /// file's slot), for a caller to prefetch; `None` past the end.
     #[inline]
     pub fn first_read(&self, rank: u64) -> Option<&'a u8> {
         match *self {
@@ -72,7 +72,7 @@ impl<'a> Entries<'a> {
                     unsafe { &*(b as *const i8).cast::<u8>() }
                 })
             }
-            Entries::Compact { code, payload } => code.index_byte(payload, rank),
+            Entries::Compact { code, payload } => code.slot_byte(payload, rank),
         }
     }
 }

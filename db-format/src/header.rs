@@ -22,19 +22,19 @@
 //! |     19 |    1 | `seeds`          | u8, seeds on the board k, 0..=127                               |
 //! |     20 |    1 | `entry_width`    | u8, bytes per entry: 1 (version 1), 0 = variable (version 2)    |
 //! |     21 |    1 | `entry_encoding` | u8, 0 = i8 two's complement (version 1), 1 = Huffman-coded deltas in blocks (version 2) |
-//! |     22 |    1 | `block_shift`    | u8, version 2: log2 of the entries a block; version 1: zero     |
-//! |     23 |    1 | `superblock_shift`| u8, version 2: log2 of the blocks a superblock; version 1: zero |
+//! |     22 |    1 | `block_shift`    | u8, version 2: log2 of the entries a block, 3..=6; version 1: zero |
+//! |     23 |    1 | `slot_shift`     | u8, version 2: log2 of the bytes a slot, 4..=6; version 1: zero  |
 //! |     24 |    8 | `entry_count`    | u64, number of entries, `C(k + 2m - 1, 2m - 1)`                 |
 //! |     32 |    8 | `checksum`       | u64, XXH3-64 (seed 0) of the payload (bytes 64..end)            |
-//! |     40 |    8 | `data_bits`      | u64, version 2: bits of the block data; version 1: zero         |
+//! |     40 |    8 | `overflow_len`   | u64, version 2: bytes of the blocks' continuations; version 1: zero |
 //! |     48 |   16 | reserved         | zero                                                            |
 //!
 //! Invariant of a decoded [`Header`]: magic and version are right, the rules
 //! are valid, `seeds <= 127`, `entry_count == level_size(2 * pits, seeds)`,
 //! reserved bytes zero; version 1: width 1, encoding 0, bytes 22..24 and 40..48 zero
-//! (`blocks` is `None`); version 2: width 0, encoding 1, `block_shift <= 8`,
-//! `block_shift + superblock_shift <= 12` and `entry_count <= data_bits <= 12 ·
-//! entry_count` (`blocks` is `Some`).
+//! (`blocks` is `None`); version 2: width 0, encoding 1, the shifts in their ranges and
+//! `overflow_len` at most the blocks times the most continuation bytes a block can need
+//! (`blocks` is `Some`).
 
 use std::path::Path;
 
@@ -42,7 +42,6 @@ use bincode::config::{Configuration, Fixint, LittleEndian, NoLimit};
 
 use crate::compact::{CompactOptions, Layout};
 use crate::error::DbError;
-use crate::huffman::MAX_CODE_LEN;
 use crate::index::checked_level_size;
 use crate::rules::RulesKey;
 use crate::value::{
@@ -122,10 +121,10 @@ struct Wire {
     entry_width: u8,
     entry_encoding: u8,
     block_shift: u8,
-    superblock_shift: u8,
+    slot_shift: u8,
     entry_count: u64,
     checksum: u64,
-    data_bits: u64,
+    overflow_len: u64,
     reserved: [u8; RESERVED_TAIL],
 }
 
@@ -134,10 +133,10 @@ struct Wire {
 pub struct BlockParams {
     /// `log2` of the entries a block.
     pub block_shift: u8,
-    /// `log2` of the blocks a superblock.
-    pub superblock_shift: u8,
-    /// Bits of the block data.
-    pub data_bits: u64,
+    /// `log2` of the bytes a slot.
+    pub slot_shift: u8,
+    /// Bytes of the blocks' continuations.
+    pub overflow_len: u64,
 }
 
 /// The meaningful fields of a level file's header (magic and reserved bytes
@@ -217,8 +216,8 @@ impl Header {
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let p = self.blocks.unwrap_or(BlockParams {
             block_shift: 0,
-            superblock_shift: 0,
-            data_bits: 0,
+            slot_shift: 0,
+            overflow_len: 0,
         });
         encode_wire(Wire {
             lead: Lead {
@@ -230,10 +229,10 @@ impl Header {
             entry_width: self.entry_width,
             entry_encoding: self.entry_encoding,
             block_shift: p.block_shift,
-            superblock_shift: p.superblock_shift,
+            slot_shift: p.slot_shift,
             entry_count: self.entry_count,
             checksum: self.checksum,
-            data_bits: p.data_bits,
+            overflow_len: p.overflow_len,
             reserved: [0; RESERVED_TAIL],
         })
     }
@@ -332,7 +331,7 @@ impl Header {
             }
         }
         let blocks = if version == VERSION_BYTE {
-            if wire.block_shift != 0 || wire.superblock_shift != 0 || wire.data_bits != 0 {
+            if wire.block_shift != 0 || wire.slot_shift != 0 || wire.overflow_len != 0 {
                 return Err(corrupted(
                     "reserved header bytes are not zero (bytes 22..24 or 40..48)".to_string(),
                 ));
@@ -341,23 +340,24 @@ impl Header {
         } else {
             let options = CompactOptions {
                 block_shift: wire.block_shift,
-                superblock_shift: wire.superblock_shift,
+                slot_shift: wire.slot_shift,
             };
             options
                 .check()
                 .map_err(|e| corrupted(format!("header: {e}")))?;
-            let count = wire.entry_count;
-            let most = count.checked_mul(u64::from(MAX_CODE_LEN));
-            if wire.data_bits < count || most.is_some_and(|m| wire.data_bits > m) {
+            let blocks = wire.entry_count.div_ceil(1 << wire.block_shift);
+            let most = blocks.checked_mul(options.max_continuation());
+            if most.is_some_and(|m| wire.overflow_len > m) {
                 return Err(corrupted(format!(
-                    "{} data bits for {count} entries of 1 to {MAX_CODE_LEN} bits each",
-                    wire.data_bits
+                    "{} bytes of continuations for {blocks} blocks of at most {} each",
+                    wire.overflow_len,
+                    options.max_continuation()
                 )));
             }
             Some(BlockParams {
                 block_shift: wire.block_shift,
-                superblock_shift: wire.superblock_shift,
-                data_bits: wire.data_bits,
+                slot_shift: wire.slot_shift,
+                overflow_len: wire.overflow_len,
             })
         };
         Ok(Header {
@@ -402,10 +402,10 @@ mod tests {
             entry_width: 0,
             entry_encoding: 0,
             block_shift: 0,
-            superblock_shift: 0,
+            slot_shift: 0,
             entry_count: 0,
             checksum: 0,
-            data_bits: 0,
+            overflow_len: 0,
             reserved: [0; RESERVED_TAIL],
         };
         let v = bincode::encode_to_vec(wire, CONFIG).unwrap();
@@ -509,8 +509,8 @@ mod tests {
         let mut h = sample();
         h.set_compact(BlockParams {
             block_shift: 5,
-            superblock_shift: 7,
-            data_bits: 3 * h.entry_count + 5,
+            slot_shift: 4,
+            overflow_len: 1000,
         });
         h
     }
@@ -520,15 +520,13 @@ mod tests {
         let h = compact_sample();
         let b = h.encode();
         assert_eq!(&b[8..12], &2u32.to_le_bytes());
-        assert_eq!((b[20], b[21], b[22], b[23]), (0, 1, 5, 7));
-        assert_eq!(&b[40..48], &(3 * h.entry_count + 5).to_le_bytes());
+        assert_eq!((b[20], b[21], b[22], b[23]), (0, 1, 5, 4));
+        assert_eq!(&b[40..48], &1000u64.to_le_bytes());
         assert!(b[48..].iter().all(|&x| x == 0));
         assert_eq!(Header::decode(&b).unwrap(), h);
+        // 49 symbols in 64 bytes, a slot of 16 bytes a block of 32, then 1000 bytes.
         let blocks = h.entry_count.div_ceil(32);
-        let supers = blocks.div_ceil(128);
-        let len =
-            56 + 8 * supers + (2 * blocks).div_ceil(8) * 8 + (3 * h.entry_count + 5).div_ceil(8);
-        assert_eq!(h.file_len(), Some(64 + len));
+        assert_eq!(h.file_len(), Some(64 + 64 + 16 * blocks + 1000));
     }
 
     #[test]
@@ -539,14 +537,15 @@ mod tests {
             b[at..at + bytes.len()].copy_from_slice(bytes);
             Header::decode(&b)
         };
-        let count = compact_sample().entry_count;
+        let blocks = compact_sample().entry_count.div_ceil(32);
         for (at, bytes) in [
             (20, vec![1]),
             (21, vec![0]),
-            (22, vec![9]),
-            (23, vec![8]),
-            (40, (count - 1).to_le_bytes().to_vec()),
-            (40, (12 * count + 1).to_le_bytes().to_vec()),
+            (22, vec![2]),
+            (22, vec![7]),
+            (23, vec![3]),
+            (23, vec![7]),
+            (40, (37 * blocks + 1).to_le_bytes().to_vec()),
             (40, u64::MAX.to_le_bytes().to_vec()),
             (48, vec![1]),
         ] {
@@ -556,14 +555,14 @@ mod tests {
                 patched(at, &bytes)
             );
         }
-        // The largest block and superblock shifts allowed.
-        let h = patched(22, &[8, 4]).unwrap();
+        // The extreme shifts allowed, and the most continuation bytes.
+        let h = patched(22, &[6, 6]).unwrap();
         assert_eq!(
-            h.blocks.map(|p| (p.block_shift, p.superblock_shift)),
-            Some((8, 4))
+            h.blocks.map(|p| (p.block_shift, p.slot_shift)),
+            Some((6, 6))
         );
-        assert!(patched(22, &[0, 12]).is_ok());
-        assert!(patched(22, &[0, 13]).is_err());
+        assert!(patched(22, &[3, 4]).is_ok());
+        assert!(patched(40, &(37 * blocks).to_le_bytes()).is_ok());
     }
 
     #[test]

@@ -135,46 +135,57 @@ fn every_length_up_to_128_and_every_kind_of_sequence() {
     }
 }
 
-/// Several superblocks, with the default blocks and with small ones (superblocks of 4
-/// blocks of 4), and the largest blocks allowed.
+/// Many blocks, with every block and slot size the format allows, and levels where many
+/// blocks overflow their slots (uniform values) or none do.
 #[test]
-fn several_superblocks() {
+fn every_block_and_slot_size() {
     let dir = tempfile::tempdir().unwrap();
     let rules = RulesKey::standard(2);
-    // m = 2, k = 30: 5456 entries, two superblocks of 4096 by default.
+    // m = 2, k = 30: 5456 entries, 171 blocks of 32.
     let k = 30;
     let n = level_size(4, k) as usize;
-    for options in [
-        CompactOptions::default(),
-        CompactOptions {
-            block_shift: 2,
-            superblock_shift: 2,
-        },
-        CompactOptions {
-            block_shift: 0,
-            superblock_shift: 0,
-        },
-        CompactOptions {
-            block_shift: 8,
-            superblock_shift: 4,
-        },
-        CompactOptions {
-            block_shift: 6,
-            superblock_shift: 6,
-        },
-    ] {
-        for (what, values) in sequences(k, n, 77) {
-            let p = round_trip(dir.path(), &rules, k, &values, options, what);
-            let f = LevelFile::open_any(&p).unwrap();
-            let blocks = (n as u64).div_ceil(1 << options.block_shift);
-            let layout = f.compact().unwrap().layout();
-            assert_eq!(layout.blocks, blocks);
-            assert_eq!(
-                layout.supers,
-                blocks.div_ceil(1 << options.superblock_shift)
-            );
+    for block_shift in 3..=6 {
+        for slot_shift in 4..=6 {
+            let options = CompactOptions {
+                block_shift,
+                slot_shift,
+            };
+            for (what, values) in sequences(k, n, 77) {
+                let p = round_trip(dir.path(), &rules, k, &values, options, what);
+                let f = LevelFile::open_any(&p).unwrap();
+                let layout = f.compact().unwrap().layout();
+                assert_eq!(layout.blocks, (n as u64).div_ceil(1 << block_shift));
+                assert_eq!(
+                    layout.overflow_at - layout.slots_at,
+                    layout.blocks << slot_shift
+                );
+            }
         }
     }
+    // Uniform values in -30..=30: about 6 bits an entry, so blocks of 32 overflow slots
+    // of 16 bytes; a walk: none overflow.
+    let (_, uniform) = sequences(k, n, 5).swap_remove(0);
+    let p = round_trip(
+        dir.path(),
+        &rules,
+        k,
+        &uniform,
+        CompactOptions::default(),
+        "uniform",
+    );
+    let f = LevelFile::open_any(&p).unwrap();
+    assert!(f.header().blocks.unwrap().overflow_len > 0);
+    let (_, walk) = sequences(k, n, 5).swap_remove(1);
+    let p = round_trip(
+        dir.path(),
+        &rules,
+        k,
+        &walk,
+        CompactOptions::default(),
+        "walk",
+    );
+    let f = LevelFile::open_any(&p).unwrap();
+    assert_eq!(f.header().blocks.unwrap().overflow_len, 0);
 }
 
 /// A level whose deltas are all 0 has a one-symbol code (length 1, code `0`): one bit an
@@ -203,9 +214,9 @@ fn a_single_symbol_code() {
         .map(|(s, &l)| (s, l))
         .collect();
     assert_eq!(used, vec![(0, 1)]);
-    assert_eq!(f.header().blocks.unwrap().data_bits, n as u64);
-    let data = &f.payload()[code.layout().data_at as usize..];
-    assert!(data.iter().all(|&b| b == 0));
+    assert_eq!(f.header().blocks.unwrap().overflow_len, 0);
+    let slots = &f.payload()[code.layout().slots_at as usize..];
+    assert!(slots.iter().all(|&b| b == 0));
 }
 
 #[test]
@@ -251,9 +262,12 @@ fn the_writer_is_deterministic_and_streams_from_a_byte_file() {
     let mut src = &g;
     write_level_from(&e, &rules, k, &mut src, Format::Byte).unwrap();
     assert_eq!(fs::read(&byte).unwrap(), fs::read(&e).unwrap());
-    // About half a byte an entry or less for a smooth level.
+    // Half a byte an entry in slots (16 bytes for 32 entries), a few continuations.
     let len = fs::metadata(&a).unwrap().len();
-    assert!(len < 64 + n as u64 / 2, "{len} bytes for {n} entries");
+    assert!(
+        len < 64 + 56 * n as u64 / 100,
+        "{len} bytes for {n} entries"
+    );
 }
 
 /// Creates a directory and returns it.
@@ -300,8 +314,8 @@ fn a_source_that_changes_between_passes_leaves_no_file() {
     assert!(matches!(e, DbError::SourceChanged { .. }), "{e}");
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     let bad = CompactOptions {
-        block_shift: 9,
-        superblock_shift: 0,
+        block_shift: 7,
+        slot_shift: 4,
     };
     let mut s: &[i8] = &[0; 6];
     assert!(matches!(
@@ -310,20 +324,22 @@ fn a_source_that_changes_between_passes_leaves_no_file() {
     ));
 }
 
-/// FORMAT.md's example of a compact file, byte for byte: level 5 of Kalah(1, ·) under
-/// the standard rules, written with blocks of 2 entries and superblocks of 2 blocks.
+/// FORMAT.md's example of a compact file, byte for byte: level 40 of Kalah(1, ·) under
+/// the standard rules (its 41 values from `kalah db build --pits 1 --max-seeds 40`),
+/// default blocks: block 0 overflows its slot, block 1 does not.
 #[test]
 fn golden_compact_file_of_format_md() {
     let dir = tempfile::tempdir().unwrap();
     let rules = RulesKey::standard(1);
-    let path = dir.path().join(file_name(&rules, 5));
-    let values: [i8; 6] = [-5, -3, -1, 1, 3, 5];
-    let mut s = &values[..];
-    let options = CompactOptions {
-        block_shift: 1,
-        superblock_shift: 1,
-    };
-    write_compact_to(&path, &rules, 5, &mut s, options).unwrap();
+    let values: [i8; 41] = [
+        -40, -38, -38, 40, -34, -24, 4, -32, -12, -8, 40, -10, 8, -24, -30, 10, -24, 10, -2, 4, 12,
+        4, -16, -2, 6, 0, 4, 16, 2, 6, 10, 40, 4, 12, 26, 10, 14, 12, 12, -2, 40,
+    ];
+    let path = write_level(dir.path(), &rules, 40, &values, Format::Compact).unwrap();
+    assert_eq!(
+        path.file_name().unwrap(),
+        "m1-standard-single-ccw-skip-either-owner-k040.kdb"
+    );
     let data = fs::read(&path).unwrap();
     let hex: Vec<String> = data
         .chunks(16)
@@ -334,36 +350,32 @@ fn golden_compact_file_of_format_md() {
                 .join(" ")
         })
         .collect();
-    let sum = checksum(&data[HEADER_LEN..]);
-    assert_eq!(&data[32..40], &sum.to_le_bytes());
-    assert_eq!(
-        hex,
-        [
-            "4b 41 4c 41 48 44 42 00 02 00 00 00 01 00 00 00",
-            "00 00 00 05 00 01 01 01 06 00 00 00 00 00 00 00",
-            &format!(
-                "{} 0c 00 00 00 00 00 00 00",
-                sum.to_le_bytes()
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
-            "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
-            "00 00 00 00 00 00 00 00 00 00 02 00 00 00 00 00",
-            "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
-            "08 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
-            "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
-            "00 00 00 00 00 00 00 00",
-        ]
-    );
-    let f = LevelFile::open(&path, &rules, 5).unwrap();
+    assert_eq!(&data[32..40], &checksum(&data[HEADER_LEN..]).to_le_bytes());
+    assert_eq!(hex, GOLDEN);
+    let f = LevelFile::open(&path, &rules, 40).unwrap();
     f.verify().unwrap();
     assert_eq!(
-        (0..6).map(|r| f.get(r)).collect::<Vec<_>>(),
+        (0..41).map(|r| f.get(r)).collect::<Vec<_>>(),
         values.to_vec()
     );
 }
+
+/// The bytes of FORMAT.md's compact example, 16 a line.
+const GOLDEN: &[&str] = &[
+    "4b 41 4c 41 48 44 42 00 02 00 00 00 01 00 00 00",
+    "00 00 00 28 00 01 05 04 29 00 00 00 00 00 00 00",
+    "52 65 b5 13 a9 0c 89 d5 09 00 00 00 00 00 00 00",
+    "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+    "05 00 06 00 03 00 06 06 04 00 06 00 05 00 05 00",
+    "00 00 05 00 05 00 00 00 00 00 00 00 05 00 05 05",
+    "00 00 05 00 00 00 00 00 05 05 05 00 00 05 00 05",
+    "05 05 00 00 00 00 00 00 00 00 00 00 00 05 00 00",
+    "00 05 00 05 00 05 00 00 00 05 00 05 00 00 05 05",
+    "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+    "80 00 00 00 00 87 86 e7 df ae 4a 14 6a 6b b7 cd",
+    "02 45 c7 4d 88 80 00 00 00 00 00 00 00 00 00 00",
+    "d9 f4 b5 64 16 c1 f0 03 00",
+];
 
 /// Rewrites the header's checksum to match the payload, so that what the checksum would
 /// catch reaches the checks behind it.
@@ -372,8 +384,9 @@ fn rehash(bytes: &mut [u8]) {
     bytes[32..40].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// A compact level of m = 2, k = 12 (1820 entries, 57 blocks of 32, one superblock),
-/// smooth values; its file's bytes and layout.
+/// A compact level of m = 2, k = 12 (1820 entries, 57 blocks of 32): blocks of a walk
+/// (whose codes fit their slots) alternating with blocks of uniform values (which
+/// overflow them); its values, its file's bytes and layout.
 fn sample(dir: &Path) -> (Vec<i8>, Vec<u8>, Layout) {
     let rules = RulesKey::standard(2);
     let k = 12;
@@ -381,7 +394,10 @@ fn sample(dir: &Path) -> (Vec<i8>, Vec<u8>, Layout) {
     let mut rng = Rng(99);
     let mut v = 0i32;
     let values: Vec<i8> = (0..n)
-        .map(|_| {
+        .map(|i| {
+            if (i / 32) % 2 == 1 {
+                return rng.value(12);
+            }
             v = (v + (rng.next() % 3) as i32 - 1).clamp(-12, 12);
             v as i8
         })
@@ -411,8 +427,14 @@ fn open_damaged(dir: &Path, bytes: &[u8]) -> Result<(), DbError> {
 #[test]
 fn damage_behind_a_matching_checksum_is_found() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, good, layout) = sample(dir.path());
+    let (values, good, layout) = sample(dir.path());
     let at = |off: u64| HEADER_LEN + off as usize;
+    let slot = |b: u64| at(layout.slots_at + 16 * b);
+    // Block 1 overflows (uniform values), block 0 does not; the first continuation is
+    // block 1's.
+    assert_eq!(good[slot(0)] & 0x80, 0);
+    assert_eq!(&good[slot(1)..slot(1) + 5], &[0x80, 0, 0, 0, 0]);
+    assert!(layout.len > layout.overflow_at);
     let corrupted = |bytes: &[u8], want: &str| {
         let mut b = bytes.to_vec();
         rehash(&mut b);
@@ -435,54 +457,59 @@ fn damage_behind_a_matching_checksum_is_found() {
     let mut b = good.clone();
     b[at(31)] = 1;
     corrupted(&b, "padding");
-    // A superblock index past the data: probes answer None, verify finds it.
+    // A continuation past the payload: its block's probes answer None, verify finds it.
     let mut b = good.clone();
-    b[at(layout.supers_at)..at(layout.supers_at) + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    b[slot(1)..slot(1) + 5].copy_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff]);
     rehash(&mut b);
     let rules = RulesKey::standard(2);
     let path = dir.path().join(file_name(&rules, 12));
     fs::write(&path, &b).unwrap();
     let f = LevelFile::open(&path, &rules, 12).unwrap();
-    assert_eq!(f.try_get(0), None);
-    assert_eq!(f.get(0), 0);
+    assert_eq!(f.try_get(32), None);
+    assert_eq!(f.get(32), 0);
+    assert_eq!(f.try_get(31), Some(values[31]));
+    assert_eq!(f.try_get(64), Some(values[64]));
     assert!(f.verify().is_err());
-    // A block index entry moved: the block does not start where the one before ends.
+    // A continuation that does not follow the one before.
     let mut b = good.clone();
-    let i = at(layout.blocks_at) + 2 * 5;
-    b[i] ^= 1;
-    corrupted(&b, "block 5 starts");
-    // Data bits flipped: the blocks end elsewhere than the index says, or decode to
-    // other values with the same lengths; either way the walk or the values differ.
+    b[slot(1) + 4] = 1;
+    corrupted(&b, "continuation at byte 1");
+    // An inline slot marked as overflowing.
     let mut b = good.clone();
-    let i = at(layout.data_at) + 3;
-    b[i] = !b[i];
+    b[slot(0)] |= 0x80;
+    corrupted(&b, "block 0");
+    // Bits set after an inline block's codes.
+    let mut b = good.clone();
+    b[slot(0) + 15] |= 1;
+    corrupted(&b, "not zero");
+    // A code bit flipped in an inline slot: other values or codes past the slot, found
+    // by the walk or by the values.
+    let mut b = good.clone();
+    b[slot(0) + 2] ^= 0x10;
     let mut c = b.clone();
     rehash(&mut c);
-    let opened = open_damaged(dir.path(), &c);
-    if opened.is_ok() {
-        let f = LevelFile::open_any(&dir.path().join(file_name(&rules, 12))).unwrap();
-        let (values, _, _) = sample(tempfile::tempdir().unwrap().path());
-        assert!((0..f.len()).any(|r| f.try_get(r) != Some(values[r as usize])));
+    if open_damaged(dir.path(), &c).is_ok() {
+        let f = LevelFile::open_any(&path).unwrap();
+        assert!((0..32).any(|r| f.try_get(r) != Some(values[r as usize])));
     }
-    // Unused bits after the data set.
-    let bits = u64::from_le_bytes(good[40..48].try_into().unwrap());
-    if bits % 8 != 0 {
+    // The header's continuation length one more or less: the length no longer fits.
+    let len = u64::from_le_bytes(good[40..48].try_into().unwrap());
+    for other in [len + 1, len - 1] {
         let mut b = good.clone();
-        let last = b.len() - 1;
-        b[last] |= 1;
-        corrupted(&b, "unused bits");
+        b[40..48].copy_from_slice(&other.to_le_bytes());
+        assert!(matches!(
+            open_damaged(dir.path(), &b),
+            Err(DbError::LengthMismatch { .. })
+        ));
     }
-    // The header's data bits one more or less: the file's length no longer fits.
-    let mut b = good.clone();
-    b[40..48].copy_from_slice(&(bits + 8).to_le_bytes());
-    assert!(matches!(
-        open_damaged(dir.path(), &b),
-        Err(DbError::LengthMismatch { .. })
-    ));
+    // A file cut and its header's continuation length cut to match: the walk finds the
+    // continuations end elsewhere.
+    let mut b = good[..good.len() - 1].to_vec();
+    b[40..48].copy_from_slice(&(len - 1).to_le_bytes());
+    corrupted(&b, "");
     // A flip without rehashing: the checksum.
     let mut b = good.clone();
-    let i = at(layout.data_at) + 10;
-    b[i] ^= 0x10;
+    b[slot(3) + 3] ^= 0x10;
     assert!(matches!(
         open_damaged(dir.path(), &b),
         Err(DbError::ChecksumMismatch { .. })
@@ -497,17 +524,18 @@ proptest! {
     #[test]
     fn mutated_compact_files_are_refused_or_read_in_range(
         edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..5),
-        region in 0u8..4,
+        region in 0u8..5,
         fix_checksum in any::<bool>(),
         cut in prop::option::of(any::<prop::sample::Index>()),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let (values, mut bytes, layout) = sample(dir.path());
-        // Aim the edits at the header, the tables, the indexes or anywhere.
+        // Aim the edits at the header, the table, the slots, the continuations or anywhere.
         let (lo, hi) = match region {
             0 => (0, HEADER_LEN),
-            1 => (HEADER_LEN, HEADER_LEN + layout.data_at as usize),
-            2 => (HEADER_LEN + layout.data_at as usize, bytes.len()),
+            1 => (HEADER_LEN, HEADER_LEN + layout.slots_at as usize),
+            2 => (HEADER_LEN + layout.slots_at as usize, HEADER_LEN + layout.overflow_at as usize),
+            3 => (HEADER_LEN + layout.overflow_at as usize, bytes.len()),
             _ => (0, bytes.len()),
         };
         for (at, b) in edits {
