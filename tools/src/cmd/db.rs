@@ -525,11 +525,11 @@ fn run_info(a: &InfoArgs) -> Result<(), DbCmdError> {
         Some(p) => {
             let _ = writeln!(
                 out,
-                "format:      compact (Huffman-coded deltas in blocks of {} entries, \
-                 superblocks of {} blocks; {} data bits; {:.4} bytes an entry)",
+                "format:      compact (Huffman-coded deltas in blocks of {} entries in \
+                 slots of {} bytes; {} bytes of continuations; {:.4} bytes an entry)",
                 1u32 << p.block_shift,
-                1u32 << p.superblock_shift,
-                p.data_bits,
+                1u32 << p.slot_shift,
+                p.overflow_len,
                 bytes as f64 / h.entry_count as f64
             );
         }
