@@ -3,7 +3,10 @@
 # files (format version 2): `kalah solve --pits 6 --seeds S --db DIR --threads 1 --quiet
 # --json` over each directory in turn, ROUNDS times (alternating, so that both meet the
 # same machine), printing each run's nodes/s and the medians and their ratio: the
-# "search" figures of results/db.md, "Compact files (format version 2)".
+# "search" figures of results/db.md, "Compact files (format version 2)". The ratio of a
+# round (compact / byte, the two runs side by side) is the figure to read: other load on
+# the machine moves both runs of a round alike, and the median of the rounds' ratios is
+# printed last.
 #
 # Usage: scripts/compact-search-speed.sh BYTE_DIR COMPACT_DIR [ROUNDS [SEEDS]]
 #   BYTE_DIR and COMPACT_DIR hold the same levels 0..K (e.g. `kalah db convert BYTE_DIR
@@ -24,6 +27,7 @@ run() {
 }
 b=()
 c=()
+r=()
 for ((i = 1; i <= rounds; i++)); do
   read -r nb pb sb < <(run "$byte")
   read -r nc pc sc < <(run "$compact")
@@ -31,11 +35,13 @@ for ((i = 1; i <= rounds; i++)); do
     echo "the two databases gave different searches: nodes $nb/$nc, probes $pb/$pc" >&2
     exit 1
   fi
-  echo "round $i: nodes $nb, database reads $pb: byte $sb nodes/s, compact $sc nodes/s"
+  ratio=$(awk -v a="$sc" -v b="$sb" 'BEGIN {printf "%.3f", a / b}')
+  echo "round $i: nodes $nb, database reads $pb: byte $sb nodes/s, compact $sc nodes/s, ratio $ratio"
   b+=("$sb")
   c+=("$sc")
+  r+=("$ratio")
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 mb=$(median "${b[@]}")
 mc=$(median "${c[@]}")
-echo "median: byte $mb nodes/s, compact $mc nodes/s, ratio $(awk -v a="$mc" -v b="$mb" 'BEGIN {printf "%.3f", a / b}')"
+echo "median: byte $mb nodes/s, compact $mc nodes/s; median of the rounds' ratios $(median "${r[@]}")"

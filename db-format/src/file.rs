@@ -35,8 +35,8 @@ pub enum Format {
     /// Version 1: one `i8` an entry; a probe is one byte read.
     Byte,
     /// Version 2: Huffman-coded deltas in blocks of 32 entries in slots of 16 bytes
-    /// ([`crate::compact`]), about 0.53 byte an entry; a probe reads its block's slot (and
-    /// for one block in eight a continuation) and decodes up to 32 codes.
+    /// ([`crate::compact`]), about 0.54 byte an entry; a probe reads its block's slot (and
+    /// for about one block in six a continuation) and decodes up to 32 codes.
     #[default]
     Compact,
 }
