@@ -755,14 +755,14 @@ mod tests {
         drop(levels);
         drop(entries);
         drop(files);
-        // Swap two codes of the same length in level 9's data: the file stays valid,
-        // some entries change, and the walk finds the first.
+        // Flip bits of a block's codes in level 9's slots (the checksum rewritten): some
+        // entries change or no longer decode, and the walk finds the first.
         let p = &paths[9];
         let mut bytes = std::fs::read(p).unwrap();
         let f = LevelFile::open(p, &key, 9).unwrap();
-        let data_at = HEADER_LEN + f.compact().unwrap().layout().data_at as usize;
+        let slots_at = HEADER_LEN + f.compact().unwrap().layout().slots_at as usize;
         drop(f);
-        bytes[data_at + 40] = !bytes[data_at + 40];
+        bytes[slots_at + 16 * 40 + 3] = !bytes[slots_at + 16 * 40 + 3];
         let sum = db_format::checksum(&bytes[HEADER_LEN..]);
         bytes[32..40].copy_from_slice(&sum.to_le_bytes());
         std::fs::write(p, &bytes).unwrap();
