@@ -572,9 +572,7 @@ fn run_convert(a: &ConvertArgs) -> Result<(), DbCmdError> {
             let (_, k) = parse_level_name(name)?;
             Some((k, p))
         })
-        .filter(|(k, _)| {
-            a.min_seeds.map_or(true, |lo| *k >= lo) && a.max_seeds.map_or(true, |hi| *k <= hi)
-        })
+        .filter(|(k, _)| (a.min_seeds.unwrap_or(0)..=a.max_seeds.unwrap_or(u32::MAX)).contains(k))
         .collect();
     files.sort();
     if files.is_empty() {
