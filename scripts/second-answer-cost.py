@@ -65,7 +65,7 @@ def main(argv):
         if each:
             print(
                 f"{q[0]:032x} >= {q[1]:+d}: first {cpu1:9.1f} s {nodes1:14,d} nodes, "
-                f"second ({thr} threads) {cpu2:9.1f} s {nodes2:14,d} nodes, "
+                f"second ({thr} thread{"s" if thr != 1 else ""}) {cpu2:9.1f} s {nodes2:14,d} nodes, "
                 f"CPU x{cpu2 / max(cpu1, 1e-3):.2f}"
             )
     for thr, rows in sorted(by_threads.items()):
