@@ -6,7 +6,9 @@
 # Usage:
 #   scripts/checksums.sh > results/checksums.txt
 #       The databases that tools/tests/checksums.rs builds (6 pits, levels 0..=12, standard
-#       and empty capture, other switches default), built into a temporary directory.
+#       and empty capture, other switches default, files of one byte an entry: format
+#       version 1, whose checksum is that of the values alone), built into a temporary
+#       directory.
 #   scripts/checksums.sh --dir DIR [--build CAPTURE MAX_SEEDS] > results/checksums-31.txt
 #       Every level of the database in DIR (opened read-only). With --build, first builds
 #       (or completes: levels present and intact are skipped) the 6-pit database of that
@@ -48,7 +50,7 @@ if [ -z "$dir" ]; then
   echo "# Command: scripts/checksums.sh > results/checksums.txt"
   echo "# commit: $commit"
   for capture in standard empty; do
-    $K db build --pits 6 --max-seeds 12 --capture "$capture" --out "$tmp/$capture" --no-timings >/dev/null 2>&1
+    $K db build --pits 6 --max-seeds 12 --capture "$capture" --format byte --out "$tmp/$capture" --no-timings >/dev/null 2>&1
     for f in "$tmp/$capture"/*.kdb; do
       echo "$(basename "$f") $(checksum "$f")"
     done
@@ -58,7 +60,7 @@ fi
 
 if [ -n "$build_capture" ]; then
   $K db build --pits 6 --capture "$build_capture" --max-seeds "$build_max" --threads 2 \
-    --out "$dir" >&2
+    --format byte --out "$dir" >&2
 fi
 shopt -s nullglob
 files=("$dir"/*.kdb)
@@ -76,7 +78,7 @@ args="--dir $dir"
 echo "# Level checksums (XXH3-64 of the payload, as \`kalah db info FILE\` prints it) of every"
 echo "# level of a database: ${#files[@]} files, levels 0..=$top."
 echo "# Rules: $rules"
-echo "# The database: kalah db build --pits 6 --capture $capture --max-seeds $top --threads 2 --out DIR"
+echo "# The database: kalah db build --pits 6 --capture $capture --max-seeds $top --threads 2 --format byte --out DIR"
 echo "# (the build does not depend on --threads: the same bytes on any number of threads)."
 echo "# Listed by: scripts/checksums.sh $args"
 echo "# commit: $commit"

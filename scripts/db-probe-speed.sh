@@ -14,7 +14,7 @@ BIN=${KALAH:-target/release/kalah}
 rm -rf "$W" && mkdir -p "$W"
 trap 'rm -rf "$W"' EXIT
 echo "# commit $(git rev-parse --short HEAD), $(nproc) cores,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(free -g | awk '/^Mem:/ {print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$BIN" db build --pits 6 --max-seeds "$K" --out "$W/db" --no-timings | tail -1
+"$BIN" db build --pits 6 --max-seeds "$K" --format byte --out "$W/db" --no-timings | tail -1
 du -sh "$W/db"
 python3 "$(dirname "$0")/random-positions.py" "$N" --pits 6 --max-seeds "$K" --seed 1 \
     > "$W/positions.txt"

@@ -9,7 +9,7 @@ cargo build --release -p tools
 BIN=target/release/kalah
 rm -rf "$W" && mkdir -p "$W"
 echo "# commit $(git rev-parse --short HEAD), $(nproc) cores, $(uname -srm)"
-/usr/bin/time -v "$BIN" db build --pits 6 --max-seeds "$K" --out "$W/db" 2> "$W/time.txt"
+/usr/bin/time -v "$BIN" db build --pits 6 --max-seeds "$K" --format byte --out "$W/db" 2> "$W/time.txt"
 grep -E "Elapsed|Maximum resident" "$W/time.txt"
 L=$((K - 2))
 for t in 1 2; do
@@ -17,7 +17,7 @@ for t in 1 2; do
     for k in $(seq 0 $((L - 1))); do
         cp "$W/db/"*"-k$(printf %03d "$k").kdb" "$W/t$t/"
     done
-    /usr/bin/time -v "$BIN" db build --pits 6 --max-seeds "$L" --threads "$t" --out "$W/t$t" \
+    /usr/bin/time -v "$BIN" db build --pits 6 --max-seeds "$L" --threads "$t" --format byte --out "$W/t$t" \
         2> "$W/time-t$t.txt" | tail -1
     grep -E "Maximum resident" "$W/time-t$t.txt"
 done

@@ -22,7 +22,7 @@ KALAH=${KALAH:-$PWD/target/release/kalah}
 W=$(mktemp -d "${TMPDIR:-/tmp}/kalah-shard-speed.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
-"$KALAH" db build --pits 6 --max-seeds $((K - 1)) --out "$W/lower" --no-timings >/dev/null
+"$KALAH" db build --pits 6 --max-seeds $((K - 1)) --format byte --out "$W/lower" --no-timings >/dev/null
 positions=$(awk -v n=$((K + 11)) 'BEGIN { c = 1; for (i = 1; i <= 11; i++) c = c * (n - 11 + i) / i; printf "%d", c }')
 
 # Runs a command under /usr/bin/time; adds its wall and CPU seconds to `wall`, `cpu`.
@@ -47,7 +47,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 mkdir "$W/whole"
 cp -l "$W"/lower/*.kdb "$W/whole/"
 wall=0 cpu=0 rss=0
-timed "$KALAH" db build --pits 6 --max-seeds "$K" --threads "$T" --out "$W/whole"
+timed "$KALAH" db build --pits 6 --max-seeds "$K" --threads "$T" --format byte --out "$W/whole"
 row "unsharded (tiled generator)"
 level=$(compgen -G "$W/whole/*-k$(printf %03d "$K").kdb")
 level=${level##*/}
@@ -57,9 +57,9 @@ for n in 1 2 4; do
     cp -l "$W"/lower/*.kdb "$W/s/"
     wall=0 cpu=0 rss=0
     for ((i = 0; i < n; i++)); do
-        timed "$KALAH" db build --pits 6 --max-seeds "$K" --threads "$T" --shard "$i/$n" --out "$W/s"
+        timed "$KALAH" db build --pits 6 --max-seeds "$K" --threads "$T" --shard "$i/$n" --format byte --out "$W/s"
     done
-    timed "$KALAH" db merge --dir "$W/s"
+    timed "$KALAH" db merge --format byte --dir "$W/s"
     cmp "$W/whole/$level" "$W/s/$level"
     row "$n shard(s) one after another (tiled generator, each its splits), and the merge"
 done

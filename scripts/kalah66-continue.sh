@@ -69,7 +69,7 @@ for c in $CAPTURES; do
     db=()
     if [[ -n ${DB_SEEDS:-} ]]; then
         nice -n 19 "$KALAH" db build --pits 6 --capture "$c" --max-seeds "$DB_SEEDS" \
-            --out "$DB_DIR/$c"
+            --format byte --out "$DB_DIR/$c"
         db=(--db "$DB_DIR/$c" --endgame none)
     fi
     dir=results/proofs/6x6-$c

@@ -43,7 +43,7 @@ pub enum DbError {
 
     /// A database, but of a format version this reader does not understand.
     #[error(
-        "{}: unsupported format version {found} (this reader supports version {expected})",
+        "{}: unsupported format version {found} (this reader supports {supported})",
         .path.display()
     )]
     UnsupportedVersion {
@@ -51,8 +51,8 @@ pub enum DbError {
         path: PathBuf,
         /// Version stored in the header.
         found: u32,
-        /// Version this crate reads and writes.
-        expected: u32,
+        /// The versions this crate reads, in words ("versions 1 and 2").
+        supported: &'static str,
     },
 
     /// A valid database, but solved under other rules than the caller asked for.
@@ -182,6 +182,21 @@ pub enum DbError {
         cells: usize,
         /// Seeds on the board.
         seeds: u32,
+    },
+
+    /// Block sizes of a compact file outside the format's range.
+    #[error("bad compact file options: {what}")]
+    BadOptions {
+        /// What is out of range.
+        what: String,
+    },
+
+    /// The entries a compact writer read twice (a histogram, then the codes) differ
+    /// between the two passes: its source is not re-readable as it must be.
+    #[error("the level's entries changed between the writer's two passes: {what}")]
+    SourceChanged {
+        /// What differed.
+        what: String,
     },
 
     /// A writer was handed a value slice of the wrong length for its level.

@@ -7,6 +7,10 @@
 //! the file length are checked with ordinary reads first. Why write to `.tmp`
 //! and rename: a level file that exists under its final name is complete and
 //! is never modified again, which is what makes mapping it sound.
+//!
+//! Two formats share the header and this reader: version 1 stores one byte an entry,
+//! version 2 ([`crate::compact`]) about half a byte. [`LevelFile`] opens both; writers
+//! take a [`Format`].
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -17,10 +21,53 @@ use xxhash_rust::xxh3::Xxh3;
 use memmap2::Mmap;
 
 use crate::checksum::checksum;
+use crate::compact::{write_compact_to, Compact, CompactOptions, WalkError};
+use crate::entries::Entries;
 use crate::error::DbError;
 use crate::header::{Header, HEADER_LEN};
 use crate::rules::RulesKey;
+use crate::source::{LevelSource, RUN};
 use crate::value::{self, MAX_LEVEL_SEEDS};
+
+/// The format a level file is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Version 1: one `i8` an entry; a probe is one byte read.
+    Byte,
+    /// Version 2: Huffman-coded deltas in blocks of 32 entries in slots of 16 bytes
+    /// ([`crate::compact`]), about 0.54 byte an entry; a probe reads its block's slot (and
+    /// for about one block in six a continuation) and decodes up to 32 codes.
+    #[default]
+    Compact,
+}
+
+impl Format {
+    /// The name used on the command line: `byte` or `compact`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Format::Byte => "byte",
+            Format::Compact => "compact",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Format, String> {
+        match s {
+            "byte" => Ok(Format::Byte),
+            "compact" => Ok(Format::Compact),
+            _ => Err(format!("format '{s}': expected byte or compact")),
+        }
+    }
+}
 
 /// File name of a level: `<rules slug>-k<seeds, 3 digits>.kdb`, e.g.
 /// `m6-standard-single-ccw-skip-either-owner-k024.kdb`.
@@ -29,20 +76,21 @@ pub fn file_name(rules: &RulesKey, seeds: u32) -> String {
 }
 
 /// Writes the level (`rules`, `seeds`) with entries `values` (entry `i` is the
-/// value of the position of rank `i`) into `dir` under [`file_name`], and
+/// value of the position of rank `i`) in `format` into `dir` under [`file_name`], and
 /// returns its path. See [`write_level_to`] for the checks and atomicity.
 pub fn write_level(
     dir: &Path,
     rules: &RulesKey,
     seeds: u32,
     values: &[i8],
+    format: Format,
 ) -> Result<PathBuf, DbError> {
     let path = dir.join(file_name(rules, seeds));
-    write_level_to(&path, rules, seeds, values)?;
+    write_level_to(&path, rules, seeds, values, format)?;
     Ok(path)
 }
 
-/// Writes the level (`rules`, `seeds`) to exactly `path` (any name).
+/// Writes the level (`rules`, `seeds`) in `format` to exactly `path` (any name).
 ///
 /// Checks that the rules are valid, `seeds <= 127`, `values.len()` is the
 /// level size ([`DbError::EntryCountMismatch`]) and every value is in
@@ -54,18 +102,37 @@ pub fn write_level_to(
     rules: &RulesKey,
     seeds: u32,
     values: &[i8],
+    format: Format,
 ) -> Result<(), DbError> {
-    let mut w = LevelWriter::create(path, rules, seeds)?;
-    if w.header.entry_count != values.len() as u64 {
+    let header = Header::new(*rules, seeds, 0)?;
+    if header.entry_count != values.len() as u64 {
         return Err(DbError::EntryCountMismatch {
-            expected: w.header.entry_count,
+            expected: header.entry_count,
             actual: values.len() as u64,
         });
     }
-    for chunk in values.chunks(WRITE_CHUNK) {
-        w.write(chunk)?;
+    let mut source = values;
+    write_level_from(path, rules, seeds, &mut source, format)
+}
+
+/// [`write_level_to`] of the entries `source` gives, which it reads once ([`Format::Byte`])
+/// or twice ([`Format::Compact`], with [`CompactOptions::default`]), never holding the
+/// level in memory: for levels written from files (shards, a level of the other format).
+pub fn write_level_from(
+    path: &Path,
+    rules: &RulesKey,
+    seeds: u32,
+    source: &mut dyn LevelSource,
+    format: Format,
+) -> Result<(), DbError> {
+    match format {
+        Format::Byte => {
+            let mut w = LevelWriter::create(path, rules, seeds)?;
+            source.read_runs(&mut |run| w.write(run))?;
+            w.finish()
+        }
+        Format::Compact => write_compact_to(path, rules, seeds, source, CompactOptions::default()),
     }
-    w.finish()
 }
 
 /// A level file written in rank order, a run of entries at a time, with the guarantees
@@ -202,16 +269,13 @@ impl Drop for LevelWriter {
 }
 
 /// The error of an I/O operation on `path`.
-fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> DbError {
+pub(crate) fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> DbError {
     let path = path.to_path_buf();
     move |source| DbError::Io { path, source }
 }
 
-/// Entries converted and written per step by [`write_level_to`].
-const WRITE_CHUNK: usize = 1 << 20;
-
 /// `path` with `.tmp` appended to its file name.
-fn tmp_path(path: &Path) -> PathBuf {
+pub(crate) fn tmp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".tmp");
     path.with_file_name(name)
@@ -219,7 +283,7 @@ fn tmp_path(path: &Path) -> PathBuf {
 
 /// Makes a rename durable: fsync the directory holding `path` (Unix only; other
 /// systems cannot open a directory as a file).
-fn sync_parent_dir(path: &Path) -> Result<(), DbError> {
+pub(crate) fn sync_parent_dir(path: &Path) -> Result<(), DbError> {
     #[cfg(unix)]
     {
         let dir = match path.parent() {
@@ -280,10 +344,11 @@ fn file_kind(kind: &fs::FileType) -> &'static str {
 
 /// One level file, validated and memory-mapped read-only.
 ///
-/// Invariant: the header decoded, and the mapping is exactly
-/// `64 + entry_count` bytes long, so every rank in `0..len()` has an entry.
-/// The payload checksum is *not* checked on open (that reads the whole file);
-/// call [`verify`](LevelFile::verify) for that.
+/// Invariant: the header decoded, and the mapping is exactly as long as the header
+/// says (`64 + entry_count` bytes in version 1, the [`crate::compact::Layout`]'s in
+/// version 2), so every rank in `0..len()` has an entry; a version-2 file's code table
+/// is a valid code and `compact` its decoder. The payload checksum is *not* checked on
+/// open (that reads the whole file); call [`verify`](LevelFile::verify) for that.
 #[derive(Debug)]
 pub struct LevelFile {
     /// Where the file is (for error messages).
@@ -292,16 +357,19 @@ pub struct LevelFile {
     header: Header,
     /// The whole file, header included.
     map: Mmap,
+    /// Version 2: the payload's layout and decoding table.
+    compact: Option<Compact>,
 }
 
 impl LevelFile {
-    /// Opens the level file `path`, which must hold the level (`expected_rules`,
-    /// `expected_seeds`).
+    /// Opens the level file `path` (format version 1 or 2), which must hold the level
+    /// (`expected_rules`, `expected_seeds`).
     ///
     /// Checks, before mapping anything: magic, version, header fields, rules
     /// ([`DbError::RulesMismatch`], naming both rule sets), seeds
     /// ([`DbError::SeedsMismatch`]), entry count, and file length
-    /// ([`DbError::LengthMismatch`]).
+    /// ([`DbError::LengthMismatch`]); for version 2, then the code table and the zero
+    /// padding ([`DbError::Corrupted`]).
     pub fn open(
         path: &Path,
         expected_rules: &RulesKey,
@@ -379,18 +447,28 @@ impl LevelFile {
                 what: format!("{expected_len} bytes do not fit in this machine's address space"),
             });
         }
-        // SAFETY: `path` is a level file under its final name, which `write_level_to`
-        // never modifies in place (it renames a new file over it), so the file is not
-        // modified while mapped; its length was checked against the header above.
+        // SAFETY: `path` is a level file under its final name, which the writers of this
+        // crate never modify in place (they rename a new file over it), so the file is
+        // not modified while mapped; its length was checked against the header above.
         let map = unsafe { map_read_only(&file, populate) }.map_err(io)?;
         // The file may have changed between the length check and the mapping.
         if map.len() as u64 != expected_len {
             return Err(length_mismatch(map.len() as u64));
         }
+        let compact = match header.blocks {
+            None => None,
+            Some(_) => Some(Compact::new(&header, &map[HEADER_LEN..]).map_err(|what| {
+                DbError::Corrupted {
+                    path: path.to_path_buf(),
+                    what,
+                }
+            })?),
+        };
         Ok(LevelFile {
             path: path.to_path_buf(),
             header,
             map,
+            compact,
         })
     }
 
@@ -402,6 +480,14 @@ impl LevelFile {
     /// The decoded header.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The file's format (its header's version).
+    pub fn format(&self) -> Format {
+        match self.compact {
+            None => Format::Byte,
+            Some(_) => Format::Compact,
+        }
     }
 
     /// Rules of the level.
@@ -424,40 +510,74 @@ impl LevelFile {
         self.header.entry_count == 0
     }
 
-    /// The stored payload bytes (entry `i` is byte `i`).
+    /// The stored payload bytes (version 1: entry `i` is byte `i`).
     pub fn payload(&self) -> &[u8] {
         &self.map[HEADER_LEN..]
     }
 
-    /// Value of the position of rank `rank`: one byte read from the mapping.
+    /// A version-2 file's layout and decoding table, `None` for version 1.
+    pub fn compact(&self) -> Option<&Compact> {
+        self.compact.as_ref()
+    }
+
+    /// Value of the position of rank `rank`: one byte read from the mapping (version
+    /// 1), or one block decoded (version 2).
     ///
-    /// Bounds-checked by slice indexing, so it never reads outside the file.
-    /// Not range-checked against `-seeds..=seeds` (that is [`verify`](LevelFile::verify)'s job).
+    /// Never reads outside the file. Not range-checked against `-seeds..=seeds` in
+    /// version 1 (that is [`verify`](LevelFile::verify)'s job); in version 2 always in
+    /// range, and a block found damaged reads as 0 ([`LevelFile::try_get`] tells).
     ///
     /// # Panics
     /// If `rank >= len()` (a caller bug: ranks come from a [`crate::Ranker`] of
     /// the same level).
     #[inline]
     pub fn get(&self, rank: u64) -> i8 {
-        let i = usize::try_from(rank).unwrap_or(usize::MAX);
-        self.payload()[i] as i8
+        assert!(
+            rank < self.len(),
+            "rank {rank} of a level of {}",
+            self.len()
+        );
+        self.try_get(rank).unwrap_or(0)
     }
 
-    /// Value of the position of rank `rank`, or `None` if `rank >= len()`.
+    /// Value of the position of rank `rank`, or `None` if `rank >= len()` or (version
+    /// 2) the block of `rank` is found damaged ([`Compact::get`]).
     #[inline]
     pub fn try_get(&self, rank: u64) -> Option<i8> {
-        let i = usize::try_from(rank).ok()?;
-        self.payload().get(i).map(|&b| b as i8)
+        match &self.compact {
+            None => {
+                let i = usize::try_from(rank).ok()?;
+                self.payload().get(i).map(|&b| b as i8)
+            }
+            Some(c) => c.get(self.payload(), rank),
+        }
     }
 
-    /// All values, entry `i` being the value of the position of rank `i`.
-    pub fn values(&self) -> &[i8] {
-        bytes_as_i8(self.payload())
+    /// All values, entry `i` being the value of the position of rank `i`: the mapped
+    /// payload of a version-1 file, `None` for version 2 (use [`LevelFile::entries`]).
+    pub fn values(&self) -> Option<&[i8]> {
+        match self.compact {
+            None => Some(bytes_as_i8(self.payload())),
+            Some(_) => None,
+        }
+    }
+
+    /// The entries by rank, in either format.
+    pub fn entries(&self) -> Entries<'_> {
+        match &self.compact {
+            None => Entries::Bytes(bytes_as_i8(self.payload())),
+            Some(code) => Entries::Compact {
+                code,
+                payload: self.payload(),
+            },
+        }
     }
 
     /// Reads the whole payload: checks its XXH3-64 against the header
     /// ([`DbError::ChecksumMismatch`]), then that every value is in
-    /// `-seeds..=seeds` ([`DbError::Corrupted`] naming the first bad rank).
+    /// `-seeds..=seeds` ([`DbError::Corrupted`] naming the first bad rank); in version
+    /// 2, instead, decodes every block and checks the indexes against where the blocks
+    /// end ([`Compact::walk`]; its values are in range by construction).
     pub fn verify(&self) -> Result<(), DbError> {
         let computed = checksum(self.payload());
         if computed != self.header.checksum {
@@ -466,6 +586,16 @@ impl LevelFile {
                 stored: self.header.checksum,
                 computed,
             });
+        }
+        if let Some(code) = &self.compact {
+            return match code.walk(self.payload(), &mut |_| Ok(())) {
+                Ok(()) => Ok(()),
+                Err(WalkError::Corrupt(what)) => Err(DbError::Corrupted {
+                    path: self.path.clone(),
+                    what,
+                }),
+                Err(WalkError::Sink(e)) => Err(e),
+            };
         }
         let seeds = self.seeds();
         if let Some((rank, e)) = self
@@ -480,6 +610,33 @@ impl LevelFile {
             });
         }
         Ok(())
+    }
+}
+
+/// A level file's entries in rank order: the mapped bytes of a version-1 file (not
+/// range-checked: a writer checks them), every block decoded and checked against the
+/// indexes in version 2 ([`Compact::walk`]).
+impl LevelSource for &LevelFile {
+    fn read_runs(
+        &mut self,
+        sink: &mut dyn FnMut(&[i8]) -> Result<(), DbError>,
+    ) -> Result<(), DbError> {
+        match &self.compact {
+            None => {
+                for run in bytes_as_i8(self.payload()).chunks(RUN) {
+                    sink(run)?;
+                }
+                Ok(())
+            }
+            Some(code) => match code.walk(self.payload(), sink) {
+                Ok(()) => Ok(()),
+                Err(WalkError::Corrupt(what)) => Err(DbError::Corrupted {
+                    path: self.path.clone(),
+                    what,
+                }),
+                Err(WalkError::Sink(e)) => Err(e),
+            },
+        }
     }
 }
 
@@ -505,7 +662,7 @@ unsafe fn map_read_only(file: &File, populate: bool) -> std::io::Result<Mmap> {
 }
 
 /// Views bytes as two's complement `i8`s (the entry encoding).
-fn bytes_as_i8(bytes: &[u8]) -> &[i8] {
+pub(crate) fn bytes_as_i8(bytes: &[u8]) -> &[i8] {
     // SAFETY: `u8` and `i8` have the same size, alignment and validity (every
     // bit pattern is valid for both), so the same memory is a valid `[i8]` of
     // the same length for the same lifetime.
@@ -535,7 +692,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let rules = RulesKey::standard(3);
         let values = level(&rules, seeds);
-        let path = write_level(dir.path(), &rules, seeds, &values).unwrap();
+        let path = write_level(dir.path(), &rules, seeds, &values, Format::Byte).unwrap();
         (dir, rules, path, values)
     }
 
@@ -545,7 +702,7 @@ mod tests {
     fn golden_file_of_format_md() {
         let dir = tempfile::tempdir().unwrap();
         let rules = RulesKey::standard(1);
-        let path = write_level(dir.path(), &rules, 2, &[-2, 0, 2]).unwrap();
+        let path = write_level(dir.path(), &rules, 2, &[-2, 0, 2], Format::Byte).unwrap();
         assert_eq!(
             path.file_name().unwrap(),
             "m1-standard-single-ccw-skip-either-owner-k002.kdb"
@@ -594,7 +751,8 @@ mod tests {
         let f = LevelFile::open(&path, &rules, 7).unwrap();
         assert_eq!(f.len(), crate::index::level_size(6, 7));
         assert!(!f.is_empty());
-        assert_eq!(f.values(), &values[..]);
+        assert_eq!(f.values(), Some(&values[..]));
+        assert_eq!(f.format(), Format::Byte);
         assert_eq!(f.rules(), rules);
         assert_eq!(f.seeds(), 7);
         assert_eq!(f.path(), path);
@@ -623,37 +781,39 @@ mod tests {
 
     #[test]
     fn write_rejects_bad_input() {
-        let dir = tempfile::tempdir().unwrap();
-        let rules = RulesKey::standard(3);
-        let mut values = level(&rules, 4);
-        values.pop();
-        assert!(matches!(
-            write_level(dir.path(), &rules, 4, &values),
-            Err(DbError::EntryCountMismatch { .. })
-        ));
-        let mut values = level(&rules, 4);
-        values[5] = -5;
-        match write_level(dir.path(), &rules, 4, &values) {
-            Err(DbError::ValueOutOfRange {
-                value: -5,
-                seeds: 4,
-                rank: Some(5),
-            }) => {}
-            other => panic!("{other:?}"),
+        for format in [Format::Byte, Format::Compact] {
+            let dir = tempfile::tempdir().unwrap();
+            let rules = RulesKey::standard(3);
+            let mut values = level(&rules, 4);
+            values.pop();
+            assert!(matches!(
+                write_level(dir.path(), &rules, 4, &values, format),
+                Err(DbError::EntryCountMismatch { .. })
+            ));
+            let mut values = level(&rules, 4);
+            values[5] = -5;
+            match write_level(dir.path(), &rules, 4, &values, format) {
+                Err(DbError::ValueOutOfRange {
+                    value: -5,
+                    seeds: 4,
+                    rank: Some(5),
+                }) => {}
+                other => panic!("{other:?}"),
+            }
+            assert!(matches!(
+                write_level(dir.path(), &RulesKey::standard(9), 1, &[0], format),
+                Err(DbError::InvalidRules { .. })
+            ));
+            assert!(matches!(
+                write_level(dir.path(), &rules, 200, &[0], format),
+                Err(DbError::TooManySeeds { .. })
+            ));
+            assert!(matches!(
+                write_level(&dir.path().join("missing"), &rules, 0, &[0], format),
+                Err(DbError::Io { .. })
+            ));
+            assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "{format}");
         }
-        assert!(matches!(
-            write_level(dir.path(), &RulesKey::standard(9), 1, &[0]),
-            Err(DbError::InvalidRules { .. })
-        ));
-        assert!(matches!(
-            write_level(dir.path(), &rules, 200, &[0]),
-            Err(DbError::TooManySeeds { .. })
-        ));
-        assert!(matches!(
-            write_level(&dir.path().join("missing"), &rules, 0, &[0]),
-            Err(DbError::Io { .. })
-        ));
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     fn patch(path: &Path, at: usize, bytes: &[u8]) {
@@ -682,7 +842,7 @@ mod tests {
             .map(|i| (i % 11) as i8 - 5)
             .collect();
         let whole = dir.path().join("whole.kdb");
-        write_level_to(&whole, &key, 5, &values).unwrap();
+        write_level_to(&whole, &key, 5, &values, Format::Byte).unwrap();
         let pieces = dir.path().join("pieces.kdb");
         let mut w = LevelWriter::create(&pieces, &key, 5).unwrap();
         for chunk in values.chunks(7) {
@@ -783,8 +943,11 @@ mod tests {
         let (_dir, rules, path, _) = written(5);
         patch(&path, 8, &2u32.to_le_bytes());
         let e = LevelFile::open(&path, &rules, 5).unwrap_err();
+        assert!(matches!(e, DbError::Corrupted { .. }), "{e}");
+        patch(&path, 8, &3u32.to_le_bytes());
+        let e = LevelFile::open(&path, &rules, 5).unwrap_err();
         assert!(
-            matches!(e, DbError::UnsupportedVersion { found: 2, .. }),
+            matches!(e, DbError::UnsupportedVersion { found: 3, .. }),
             "{e}"
         );
         let (_dir, rules, path, _) = written(5);
@@ -819,11 +982,11 @@ mod tests {
         let (dir, rules, path, values) = written(4);
         let before = LevelFile::open(&path, &rules, 4).unwrap();
         let zeros = vec![0i8; values.len()];
-        write_level(dir.path(), &rules, 4, &zeros).unwrap();
+        write_level(dir.path(), &rules, 4, &zeros, Format::Byte).unwrap();
         // The old mapping still sees the old file; a new open sees the new one.
-        assert_eq!(before.values(), &values[..]);
+        assert_eq!(before.values(), Some(&values[..]));
         let after = LevelFile::open(&path, &rules, 4).unwrap();
-        assert_eq!(after.values(), &zeros[..]);
+        assert_eq!(after.values(), Some(&zeros[..]));
         after.verify().unwrap();
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Why a fixed 64 bytes: a reader can validate a file by reading one small
 //! block before mapping it, and the payload starts at a fixed, cache-line
-//! aligned offset, so entry `i` is at byte `64 + i` in every file.
+//! aligned offset (in version 1, entry `i` is at byte `64 + i` in every file).
 //!
 //! Layout (serialised with bincode 2, `standard()` +
 //! `with_fixed_int_encoding()` + `with_little_endian()`: every field at a fixed
@@ -11,7 +11,7 @@
 //! | offset | size | field            | meaning                                                        |
 //! |-------:|-----:|------------------|----------------------------------------------------------------|
 //! |      0 |    8 | `magic`          | `KALAHDB\0` (`4b 41 4c 41 48 44 42 00`)                         |
-//! |      8 |    4 | `version`        | u32, format version, [`FORMAT_VERSION`] = 1                     |
+//! |      8 |    4 | `version`        | u32, format version: [`VERSION_BYTE`] = 1 or [`VERSION_COMPACT`] = 2 |
 //! |     12 |    1 | `rules.pits`     | u8, pits per side m, 1..=8                                      |
 //! |     13 |    1 | `rules.capture`  | u8, 0 standard, 1 empty, 2 none                                 |
 //! |     14 |    1 | `rules.sowing`   | u8, 0 single, 1 relay                                           |
@@ -20,25 +20,34 @@
 //! |     17 |    1 | `rules.end`      | u8, 0 either, 1 mover                                           |
 //! |     18 |    1 | `rules.remaining`| u8, 0 owner, 1 emptier, 2 discard                               |
 //! |     19 |    1 | `seeds`          | u8, seeds on the board k, 0..=127                               |
-//! |     20 |    1 | `entry_width`    | u8, bytes per entry, 1                                          |
-//! |     21 |    1 | `entry_encoding` | u8, 0 = i8 two's complement future net gain of the side to move |
-//! |     22 |    2 | reserved         | zero (aligns the next field to 8 bytes)                         |
+//! |     20 |    1 | `entry_width`    | u8, bytes per entry: 1 (version 1), 0 = variable (version 2)    |
+//! |     21 |    1 | `entry_encoding` | u8, 0 = i8 two's complement (version 1), 1 = Huffman-coded deltas in blocks (version 2) |
+//! |     22 |    1 | `block_shift`    | u8, version 2: log2 of the entries a block, 3..=6; version 1: zero |
+//! |     23 |    1 | `slot_shift`     | u8, version 2: log2 of the bytes a slot, 4..=6; version 1: zero  |
 //! |     24 |    8 | `entry_count`    | u64, number of entries, `C(k + 2m - 1, 2m - 1)`                 |
 //! |     32 |    8 | `checksum`       | u64, XXH3-64 (seed 0) of the payload (bytes 64..end)            |
-//! |     40 |   24 | reserved         | zero                                                            |
+//! |     40 |    8 | `overflow_len`   | u64, version 2: bytes of the blocks' continuations; version 1: zero |
+//! |     48 |   16 | reserved         | zero                                                            |
 //!
 //! Invariant of a decoded [`Header`]: magic and version are right, the rules
-//! are valid, `seeds <= 127`, width 1, encoding 0, reserved bytes zero and
-//! `entry_count == level_size(2 * pits, seeds)`.
+//! are valid, `seeds <= 127`, `entry_count == level_size(2 * pits, seeds)`,
+//! reserved bytes zero; version 1: width 1, encoding 0, bytes 22..24 and 40..48 zero
+//! (`blocks` is `None`); version 2: width 0, encoding 1, the shifts in their ranges and
+//! `overflow_len` at most the blocks times the most continuation bytes a block can need
+//! (`blocks` is `Some`).
 
 use std::path::Path;
 
 use bincode::config::{Configuration, Fixint, LittleEndian, NoLimit};
 
+use crate::compact::{CompactOptions, Layout};
 use crate::error::DbError;
 use crate::index::checked_level_size;
 use crate::rules::RulesKey;
-use crate::value::{ENCODING_NET_GAIN_I8, ENTRY_WIDTH, MAX_LEVEL_SEEDS};
+use crate::value::{
+    ENCODING_DELTA_HUFFMAN, ENCODING_NET_GAIN_I8, ENTRY_WIDTH, ENTRY_WIDTH_VARIABLE,
+    MAX_LEVEL_SEEDS,
+};
 
 /// Length of the header in bytes; the payload starts here.
 pub const HEADER_LEN: usize = 64;
@@ -46,16 +55,21 @@ pub const HEADER_LEN: usize = 64;
 /// The 8 magic bytes every level file starts with.
 pub const MAGIC: [u8; 8] = *b"KALAHDB\0";
 
-/// Version of the layout this crate writes and reads. Any change of the layout
-/// or of the meaning of a field bumps it.
-pub const FORMAT_VERSION: u32 = 1;
+/// Format version 1: one `i8` an entry.
+pub const VERSION_BYTE: u32 = 1;
+
+/// Format version 2: Huffman-coded deltas in blocks ([`crate::compact`]).
+pub const VERSION_COMPACT: u32 = 2;
+
+/// The versions this crate reads, for error messages.
+pub const SUPPORTED_VERSIONS: &str = "versions 1 and 2";
 
 /// Bytes of the header's tail that are reserved (zero).
-const RESERVED_TAIL: usize = 24;
+const RESERVED_TAIL: usize = 16;
 
 // The fields of `Wire` add up to exactly HEADER_LEN bytes (and the unit test
 // `encoded_length_is_64` checks bincode agrees).
-const _: () = assert!(8 + 4 + 7 + 1 + 1 + 1 + 2 + 8 + 8 + RESERVED_TAIL == HEADER_LEN);
+const _: () = assert!(8 + 4 + 7 + 1 + 1 + 1 + 1 + 1 + 8 + 8 + 8 + RESERVED_TAIL == HEADER_LEN);
 
 /// The bincode configuration of the header (and of a shard's, [`crate::shard`]).
 pub(crate) const CONFIG: Configuration<LittleEndian, Fixint, NoLimit> = bincode::config::standard()
@@ -79,7 +93,11 @@ impl Lead {
             return Err(DbError::UnsupportedVersion {
                 path: path.to_path_buf(),
                 found: self.version,
-                expected,
+                supported: if expected == 2 {
+                    "version 2"
+                } else {
+                    "version 1"
+                },
             });
         }
         Ok(())
@@ -102,35 +120,51 @@ struct Wire {
     lead: Lead,
     entry_width: u8,
     entry_encoding: u8,
-    reserved0: [u8; 2],
+    block_shift: u8,
+    slot_shift: u8,
     entry_count: u64,
     checksum: u64,
+    overflow_len: u64,
     reserved: [u8; RESERVED_TAIL],
+}
+
+/// The block parameters of a compact (version 2) file: header bytes 22, 23 and 40..48.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockParams {
+    /// `log2` of the entries a block.
+    pub block_shift: u8,
+    /// `log2` of the bytes a slot.
+    pub slot_shift: u8,
+    /// Bytes of the blocks' continuations.
+    pub overflow_len: u64,
 }
 
 /// The meaningful fields of a level file's header (magic and reserved bytes
 /// are implied).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
-    /// Format version ([`FORMAT_VERSION`] in every header this crate decodes).
+    /// Format version: [`VERSION_BYTE`] or [`VERSION_COMPACT`].
     pub version: u32,
     /// Rules the level was solved under.
     pub rules: RulesKey,
     /// Seeds on the board, k.
     pub seeds: u8,
-    /// Bytes per entry (1).
+    /// Bytes per entry (1), or 0 for the variable-length entries of version 2.
     pub entry_width: u8,
-    /// Entry encoding code (0: `i8` net gain of the side to move).
+    /// Entry encoding code (0: `i8` net gain of the side to move; 1: Huffman-coded
+    /// deltas of it in blocks).
     pub entry_encoding: u8,
-    /// Entries in the payload, `level_size(2 * pits, seeds)`.
+    /// Entries in the level, `level_size(2 * pits, seeds)`.
     pub entry_count: u64,
     /// XXH3-64 (seed 0) of the payload.
     pub checksum: u64,
+    /// Version 2: the block parameters; `None` in version 1.
+    pub blocks: Option<BlockParams>,
 }
 
 impl Header {
-    /// The header of the level (`rules`, `seeds`) whose payload hashes to
-    /// `checksum`, with the current version, width and encoding.
+    /// The version-1 header of the level (`rules`, `seeds`) whose payload hashes to
+    /// `checksum`.
     pub fn new(rules: RulesKey, seeds: u32, checksum: u64) -> Result<Header, DbError> {
         rules.validate()?;
         let seeds_u8 = u8::try_from(seeds)
@@ -144,26 +178,47 @@ impl Header {
         let entry_count =
             checked_level_size(cells, seeds).ok_or(DbError::SizeOverflow { cells, seeds })?;
         Ok(Header {
-            version: FORMAT_VERSION,
+            version: VERSION_BYTE,
             rules,
             seeds: seeds_u8,
             entry_width: ENTRY_WIDTH,
             entry_encoding: ENCODING_NET_GAIN_I8,
             entry_count,
             checksum,
+            blocks: None,
         })
     }
 
-    /// Total file length implied by this header, `64 + entry_count * entry_width`,
-    /// or `None` if it overflows a `u64`.
+    /// Makes this a version-2 header with the block parameters `p`.
+    pub fn set_compact(&mut self, p: BlockParams) {
+        self.version = VERSION_COMPACT;
+        self.entry_width = ENTRY_WIDTH_VARIABLE;
+        self.entry_encoding = ENCODING_DELTA_HUFFMAN;
+        self.blocks = Some(p);
+    }
+
+    /// Length of the payload implied by this header (version 1: `entry_count`; version
+    /// 2: the [`Layout`]'s), or `None` if it overflows a `u64`.
+    pub fn payload_len(&self) -> Option<u64> {
+        match &self.blocks {
+            None => self.entry_count.checked_mul(u64::from(self.entry_width)),
+            Some(p) => Layout::new(u32::from(self.seeds), self.entry_count, p).map(|l| l.len),
+        }
+    }
+
+    /// Total file length implied by this header, `64 + payload_len()`, or `None` if it
+    /// overflows a `u64`.
     pub fn file_len(&self) -> Option<u64> {
-        self.entry_count
-            .checked_mul(u64::from(self.entry_width))?
-            .checked_add(HEADER_LEN as u64)
+        self.payload_len()?.checked_add(HEADER_LEN as u64)
     }
 
     /// The 64 bytes of this header.
     pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let p = self.blocks.unwrap_or(BlockParams {
+            block_shift: 0,
+            slot_shift: 0,
+            overflow_len: 0,
+        });
         encode_wire(Wire {
             lead: Lead {
                 magic: MAGIC,
@@ -173,9 +228,11 @@ impl Header {
             },
             entry_width: self.entry_width,
             entry_encoding: self.entry_encoding,
-            reserved0: [0; 2],
+            block_shift: p.block_shift,
+            slot_shift: p.slot_shift,
             entry_count: self.entry_count,
             checksum: self.checksum,
+            overflow_len: p.overflow_len,
             reserved: [0; RESERVED_TAIL],
         })
     }
@@ -215,9 +272,15 @@ impl Header {
         };
         let (wire, _): (Wire, usize) = bincode::decode_from_slice(bytes, CONFIG)
             .map_err(|e| corrupted(format!("header does not decode: {e}")))?;
-        wire.lead.check_version(FORMAT_VERSION, path)?;
+        let version = wire.lead.version;
+        if version != VERSION_BYTE && version != VERSION_COMPACT {
+            return Err(DbError::UnsupportedVersion {
+                path: path.to_path_buf(),
+                found: version,
+                supported: SUPPORTED_VERSIONS,
+            });
+        }
         let Lead {
-            version,
             rules,
             seeds: seeds_u8,
             ..
@@ -231,19 +294,24 @@ impl Header {
                 seeds_u8
             )));
         }
-        if wire.entry_width != ENTRY_WIDTH {
+        let (width, encoding) = if version == VERSION_BYTE {
+            (ENTRY_WIDTH, ENCODING_NET_GAIN_I8)
+        } else {
+            (ENTRY_WIDTH_VARIABLE, ENCODING_DELTA_HUFFMAN)
+        };
+        if wire.entry_width != width {
             return Err(corrupted(format!(
-                "entry width {} (version {FORMAT_VERSION} has width {ENTRY_WIDTH})",
+                "entry width {} (version {version} has width {width})",
                 wire.entry_width
             )));
         }
-        if wire.entry_encoding != ENCODING_NET_GAIN_I8 {
+        if wire.entry_encoding != encoding {
             return Err(corrupted(format!(
-                "unknown entry encoding {}",
+                "entry encoding {} (version {version} has encoding {encoding})",
                 wire.entry_encoding
             )));
         }
-        if wire.reserved0 != [0; 2] || wire.reserved != [0; RESERVED_TAIL] {
+        if wire.reserved != [0; RESERVED_TAIL] {
             return Err(corrupted("reserved header bytes are not zero".to_string()));
         }
         let cells = rules.cells();
@@ -262,6 +330,36 @@ impl Header {
                 )))
             }
         }
+        let blocks = if version == VERSION_BYTE {
+            if wire.block_shift != 0 || wire.slot_shift != 0 || wire.overflow_len != 0 {
+                return Err(corrupted(
+                    "reserved header bytes are not zero (bytes 22..24 or 40..48)".to_string(),
+                ));
+            }
+            None
+        } else {
+            let options = CompactOptions {
+                block_shift: wire.block_shift,
+                slot_shift: wire.slot_shift,
+            };
+            options
+                .check()
+                .map_err(|e| corrupted(format!("header: {e}")))?;
+            let blocks = wire.entry_count.div_ceil(1 << wire.block_shift);
+            let most = blocks.checked_mul(options.max_continuation());
+            if most.is_some_and(|m| wire.overflow_len > m) {
+                return Err(corrupted(format!(
+                    "{} bytes of continuations for {blocks} blocks of at most {} each",
+                    wire.overflow_len,
+                    options.max_continuation()
+                )));
+            }
+            Some(BlockParams {
+                block_shift: wire.block_shift,
+                slot_shift: wire.slot_shift,
+                overflow_len: wire.overflow_len,
+            })
+        };
         Ok(Header {
             version,
             rules,
@@ -270,6 +368,7 @@ impl Header {
             entry_encoding: wire.entry_encoding,
             entry_count: wire.entry_count,
             checksum: wire.checksum,
+            blocks,
         })
     }
 }
@@ -302,9 +401,11 @@ mod tests {
             },
             entry_width: 0,
             entry_encoding: 0,
-            reserved0: [0; 2],
+            block_shift: 0,
+            slot_shift: 0,
             entry_count: 0,
             checksum: 0,
+            overflow_len: 0,
             reserved: [0; RESERVED_TAIL],
         };
         let v = bincode::encode_to_vec(wire, CONFIG).unwrap();
@@ -359,14 +460,16 @@ mod tests {
             Header::decode(&good[..63]),
             Err(DbError::LengthMismatch { .. })
         ));
-        match patched(8, 2) {
+        match patched(8, 3) {
             Err(DbError::UnsupportedVersion {
-                found: 2,
-                expected: 1,
+                found: 3,
+                supported: "versions 1 and 2",
                 ..
             }) => {}
             other => panic!("{other:?}"),
         }
+        // Version 2 with version 1's width and encoding.
+        assert!(matches!(patched(8, 2), Err(DbError::Corrupted { .. })));
         // A bad version wins over bad fields.
         let mut b = good;
         b[8] = 9;
@@ -384,6 +487,8 @@ mod tests {
             (20, 2),
             (21, 1),
             (22, 1),
+            (23, 1),
+            (40, 1),
             (63, 1),
             (24, 0),
         ] {
@@ -398,6 +503,66 @@ mod tests {
         b[12] = 8;
         b[19] = 127;
         assert!(matches!(Header::decode(&b), Err(DbError::Corrupted { .. })));
+    }
+
+    fn compact_sample() -> Header {
+        let mut h = sample();
+        h.set_compact(BlockParams {
+            block_shift: 5,
+            slot_shift: 4,
+            overflow_len: 1000,
+        });
+        h
+    }
+
+    #[test]
+    fn compact_header_layout_and_round_trip() {
+        let h = compact_sample();
+        let b = h.encode();
+        assert_eq!(&b[8..12], &2u32.to_le_bytes());
+        assert_eq!((b[20], b[21], b[22], b[23]), (0, 1, 5, 4));
+        assert_eq!(&b[40..48], &1000u64.to_le_bytes());
+        assert!(b[48..].iter().all(|&x| x == 0));
+        assert_eq!(Header::decode(&b).unwrap(), h);
+        // 49 symbols in 64 bytes, a slot of 16 bytes a block of 32, then 1000 bytes.
+        let blocks = h.entry_count.div_ceil(32);
+        assert_eq!(h.file_len(), Some(64 + 64 + 16 * blocks + 1000));
+    }
+
+    #[test]
+    fn compact_header_fields_are_checked() {
+        let good = compact_sample().encode();
+        let patched = |at: usize, bytes: &[u8]| {
+            let mut b = good;
+            b[at..at + bytes.len()].copy_from_slice(bytes);
+            Header::decode(&b)
+        };
+        let blocks = compact_sample().entry_count.div_ceil(32);
+        for (at, bytes) in [
+            (20, vec![1]),
+            (21, vec![0]),
+            (22, vec![2]),
+            (22, vec![7]),
+            (23, vec![3]),
+            (23, vec![7]),
+            (40, (37 * blocks + 1).to_le_bytes().to_vec()),
+            (40, u64::MAX.to_le_bytes().to_vec()),
+            (48, vec![1]),
+        ] {
+            assert!(
+                matches!(patched(at, &bytes), Err(DbError::Corrupted { .. })),
+                "bytes {at}.. = {bytes:?}: {:?}",
+                patched(at, &bytes)
+            );
+        }
+        // The extreme shifts allowed, and the most continuation bytes.
+        let h = patched(22, &[6, 6]).unwrap();
+        assert_eq!(
+            h.blocks.map(|p| (p.block_shift, p.slot_shift)),
+            Some((6, 6))
+        );
+        assert!(patched(22, &[3, 4]).is_ok());
+        assert!(patched(40, &(37 * blocks).to_le_bytes()).is_ok());
     }
 
     #[test]

@@ -43,10 +43,11 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::checksum::checksum_values;
 use crate::error::DbError;
-use crate::file::{file_name, LevelFile, LevelWriter};
+use crate::file::{bytes_as_i8, file_name, write_level_from, Format, LevelFile};
 use crate::header::{encode_wire, Header, Lead, CONFIG};
 use crate::index::{checked_level_size, next_in_rank_order};
 use crate::rules::RulesKey;
+use crate::source::LevelSource;
 
 /// First 8 bytes of a shard file.
 pub const SHARD_MAGIC: [u8; 8] = *b"KALAHSH\0";
@@ -527,16 +528,62 @@ impl ShardReader {
     }
 }
 
-/// Joins every complete set of shard files in `dir` into its level file, then removes
-/// the shards unless `keep`. Returns the level files written.
+/// The entries of a level read from its shards side by side, block by block ([`Blocks`]):
+/// each pass reads every shard once (the shards opened for the checks first, then opened
+/// again), checking its values' range and, at its end, its checksum.
+struct ShardSource<'a> {
+    dir: &'a Path,
+    level_name: &'a str,
+    count: u32,
+    /// The shard of each split.
+    owner: &'a [usize],
+    pits: usize,
+    seeds: u32,
+    /// The shards as opened for the first pass.
+    opened: Option<Vec<ShardReader>>,
+}
+
+impl LevelSource for ShardSource<'_> {
+    fn read_runs(
+        &mut self,
+        sink: &mut dyn FnMut(&[i8]) -> Result<(), DbError>,
+    ) -> Result<(), DbError> {
+        let mut shards = match self.opened.take() {
+            Some(s) => s,
+            None => (0..self.count)
+                .map(|index| {
+                    let spec = ShardSpec {
+                        index,
+                        count: self.count,
+                    };
+                    ShardReader::open(self.dir, self.level_name, spec)
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        let mut buf = Vec::new();
+        for (row, len) in Blocks::new(self.pits, self.seeds)? {
+            let shard = &mut shards[self.owner[split_of(self.seeds, row) as usize]];
+            buf.resize(len as usize, 0);
+            shard.read(&mut buf, self.seeds)?;
+            sink(bytes_as_i8(&buf))?;
+        }
+        for shard in &shards {
+            shard.finish()?;
+        }
+        Ok(())
+    }
+}
+
+/// Joins every complete set of shard files in `dir` into its level file in `format`,
+/// then removes the shards unless `keep`. Returns the level files written.
 ///
 /// Each shard must be intact and agree with its name and with the others (same level,
 /// same `N`, the splits of [`ShardSpec::splits`] and their entries); a missing shard is
-/// an I/O error naming it. The level is written by a [`LevelWriter`] from the shards
-/// read side by side, block by block ([`Blocks`]), so only buffers are held in memory;
-/// a shard found damaged on the way leaves no level file. The level is then opened
-/// again and verified.
-pub fn merge_shards(dir: &Path, keep: bool) -> Result<Vec<PathBuf>, DbError> {
+/// an I/O error naming it. The level is written by [`write_level_from`] from the shards
+/// read side by side, block by block ([`Blocks`]; twice for [`Format::Compact`]), so
+/// only buffers are held in memory; a shard found damaged on the way leaves no level
+/// file. The level is then opened again and verified.
+pub fn merge_shards(dir: &Path, keep: bool, format: Format) -> Result<Vec<PathBuf>, DbError> {
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |source| DbError::Io { path: p, source }
@@ -612,22 +659,21 @@ pub fn merge_shards(dir: &Path, keep: bool) -> Result<Vec<PathBuf>, DbError> {
                 what: format!("shard header is for {}", path.display()),
             });
         }
-        let mut out = LevelWriter::create(&path, &rules, seeds)?;
-        let mut buf = Vec::new();
-        for (row, len) in Blocks::new(pits, seeds)? {
-            let shard = &mut shards[owner[split_of(seeds, row) as usize]];
-            buf.resize(len as usize, 0);
-            shard.read(&mut buf, seeds)?;
-            out.write_encoded(&buf)?;
-        }
-        for shard in &shards {
-            shard.finish()?;
-        }
-        out.finish()?;
+        let paths: Vec<PathBuf> = shards.iter().map(|s| s.path.clone()).collect();
+        let mut source = ShardSource {
+            dir,
+            level_name: &level_name,
+            count,
+            owner: &owner,
+            pits,
+            seeds,
+            opened: Some(shards),
+        };
+        write_level_from(&path, &rules, seeds, &mut source, format)?;
         LevelFile::open(&path, &rules, seeds)?.verify()?;
         if !keep {
-            for shard in &shards {
-                fs::remove_file(&shard.path).map_err(io(&shard.path))?;
+            for p in &paths {
+                fs::remove_file(p).map_err(io(p))?;
             }
         }
         written.push(path);

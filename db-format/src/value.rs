@@ -11,8 +11,16 @@ use crate::error::DbError;
 /// Bytes per entry in format version 1.
 pub const ENTRY_WIDTH: u8 = 1;
 
-/// Entry encoding code 0: `i8` two's complement, future net gain of the side to move.
+/// Entry width of format version 2: entries take a variable number of bits.
+pub const ENTRY_WIDTH_VARIABLE: u8 = 0;
+
+/// Entry encoding code 0 (format version 1): `i8` two's complement, future net gain of
+/// the side to move.
 pub const ENCODING_NET_GAIN_I8: u8 = 0;
+
+/// Entry encoding code 1 (format version 2): the same values, as Huffman-coded deltas in
+/// blocks ([`crate::compact`]).
+pub const ENCODING_DELTA_HUFFMAN: u8 = 1;
 
 /// Largest number of seeds on the board a level may have: values in `-k..=k`
 /// must fit in an `i8`.

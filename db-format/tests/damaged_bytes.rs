@@ -6,7 +6,9 @@ use std::path::Path;
 
 use db_format::shard::{merge_shards, split_entries, write_shard, ShardHeader, ShardSpec};
 use db_format::value::{decode, in_range};
-use db_format::{file_name, level_size, write_level, Header, LevelFile, RulesKey, HEADER_LEN};
+use db_format::{
+    file_name, level_size, write_level, Format, Header, LevelFile, RulesKey, HEADER_LEN,
+};
 use proptest::prelude::*;
 
 /// A small valid level: 2 pits a side, 5 seeds, values a function of the rank.
@@ -26,9 +28,9 @@ fn shard_values(values: &[i8], spec: ShardSpec) -> Vec<i8> {
     split_entries(values, 2, SEEDS, spec.splits(2, SEEDS).unwrap()).unwrap()
 }
 
-/// A level file's bytes as written.
-fn level_bytes(dir: &Path) -> Vec<u8> {
-    let p = write_level(dir, &key(), SEEDS, &values()).unwrap();
+/// A level file's bytes as written in `format`.
+fn level_bytes(dir: &Path, format: Format) -> Vec<u8> {
+    let p = write_level(dir, &key(), SEEDS, &values(), format).unwrap();
     fs::read(p).unwrap()
 }
 
@@ -45,12 +47,13 @@ fn check_level(dir: &Path, bytes: &[u8]) {
             let _ = f.try_get(r);
         }
         if f.verify().is_ok() {
-            assert!(f.values().iter().all(|&v| in_range(v, f.seeds())));
+            assert!((0..f.len()).all(|r| in_range(f.get(r), f.seeds())));
         }
     }
     if let Ok(f) = LevelFile::open(&path, &key(), SEEDS) {
         if f.verify().is_ok() {
-            assert_eq!(f.values(), &values()[..], "a damaged file read as sound");
+            let read: Vec<i8> = (0..f.len()).map(|r| f.get(r)).collect();
+            assert_eq!(read, values(), "a damaged file read as sound");
         }
     }
 }
@@ -70,9 +73,11 @@ proptest! {
         edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         header_only in any::<bool>(),
         cut in prop::option::of(any::<prop::sample::Index>()),
+        compact in any::<bool>(),
     ) {
         let dir = tempfile::tempdir().unwrap();
-        let mut bytes = level_bytes(dir.path());
+        let format = if compact { Format::Compact } else { Format::Byte };
+        let mut bytes = level_bytes(dir.path(), format);
         for (at, b) in edits {
             let i = if header_only { at.index(HEADER_LEN) } else { at.index(bytes.len()) };
             bytes[i] = b;
@@ -106,27 +111,34 @@ proptest! {
         }
         let _ = ShardHeader::decode_from(&bytes, p);
         fs::write(p, &bytes).unwrap();
-        if let Ok(out) = merge_shards(dir.path(), true) {
+        if let Ok(out) = merge_shards(dir.path(), true, Format::Byte) {
             for path in out {
                 let f = LevelFile::open(&path, &key(), SEEDS).unwrap();
                 f.verify().unwrap();
-                prop_assert_eq!(f.values(), &v[..]);
+                prop_assert_eq!(f.values(), Some(&v[..]));
             }
         }
     }
 
     #[test]
-    fn shards_of_any_count_merge_back(count in 1u32..6) {
+    fn shards_of_any_count_merge_back(count in 1u32..6, compact in any::<bool>()) {
         let dir = tempfile::tempdir().unwrap();
         let v = values();
         for index in 0..count {
             let spec = ShardSpec { index, count };
             write_shard(dir.path(), &key(), SEEDS, spec, &shard_values(&v, spec)).unwrap();
         }
-        let out = merge_shards(dir.path(), false).unwrap();
+        let format = if compact { Format::Compact } else { Format::Byte };
+        let out = merge_shards(dir.path(), false, format).unwrap();
         let f = LevelFile::open(&out[0], &key(), SEEDS).unwrap();
         f.verify().unwrap();
-        prop_assert_eq!(f.values(), &v[..]);
+        prop_assert_eq!(f.format(), format);
+        let read: Vec<i8> = (0..f.len()).map(|r| f.get(r)).collect();
+        prop_assert_eq!(read, v);
+        // The merge streams the shards into the same bytes as a write of the level.
+        let whole = tempfile::tempdir().unwrap();
+        let p = write_level(whole.path(), &key(), SEEDS, &values(), format).unwrap();
+        prop_assert_eq!(fs::read(&out[0]).unwrap(), fs::read(p).unwrap());
     }
 
     #[test]

@@ -77,10 +77,9 @@ fn main() {
     let top = ks.iter().copied().max().expect(usage);
     let db = Database::open_up_to(dir, &rules, top).expect("the levels up to the highest K");
     assert!(db.levels() > top, "levels 0..={top} are not all in DIR");
-    let values: Vec<&[i8]> = (0..db.levels())
-        .map(|j| db.level(j).expect("held").values())
-        .collect();
-    let levels = Levels::new(key.cells(), &values).expect("levels of their sizes");
+    // Files of either format (a compact level decodes a block a read).
+    let level_entries = db.entries();
+    let levels = Levels::from_entries(key.cells(), &level_entries).expect("levels of their sizes");
     let game = Game::new(rules);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -10,15 +10,19 @@
 //! checks each file's header, rules, seeds and length (cheap); it does not read the
 //! payloads (run `kalah db verify` for that). Values are read straight from the maps.
 //!
+//! Level files of either format may be mixed: a version-1 level is read one byte a probe,
+//! a compact (version-2) level one block decoded a probe ([`db_format::compact`]).
+//!
 //! Every value read is checked against `-k..=k` (one compare): a byte outside it marks a
-//! damaged file (FORMAT.md). The probe then answers `None` (the search searches the board
-//! itself) and records the fault, which [`Database::check`] turns into an error naming the
-//! file and the entry; callers check it before they print anything read through the probe.
+//! damaged file (FORMAT.md), as does a compact block found damaged. The probe then
+//! answers `None` (the search searches the board itself) and records the fault, which
+//! [`Database::check`] turns into an error naming the file and the entry; callers check it
+//! before they print anything read through the probe.
 
 use std::path::Path;
 use std::sync::OnceLock;
 
-use db_format::{file_name, value, DbError, LevelFile, Ranker, RulesKey};
+use db_format::{file_name, value, DbError, Entries, LevelFile, Ranker, RulesKey};
 
 use crate::board::Board;
 use crate::probe::Probe;
@@ -35,8 +39,9 @@ pub struct Database {
     rules: RulesKey,
     /// `levels[k]`: the ranker and the file of level `k`.
     levels: Vec<(Ranker, LevelFile)>,
-    /// The first value read outside its level's range: (level, rank, value).
-    fault: OnceLock<(u32, u64, i8)>,
+    /// The first value read outside its level's range: (level, rank, value), the value
+    /// `None` for a compact block that does not decode.
+    fault: OnceLock<(u32, u64, Option<i8>)>,
 }
 
 /// Levels up to this size are mapped with every page up front (`MAP_POPULATE`); larger
@@ -96,6 +101,18 @@ impl Database {
         &self.rules
     }
 
+    /// The entries of levels `0..levels()`, in either format: what the generator
+    /// ([`crate::gen::Lower::Entries`]) and the verifier ([`crate::verify::Levels`]) read.
+    pub fn entries(&self) -> Vec<Entries<'_>> {
+        self.levels.iter().map(|(_, f)| f.entries()).collect()
+    }
+
+    /// The mapped bytes of levels `0..levels()` when every one is a version-1 file (each
+    /// entry one byte read: [`crate::gen::Lower::Values`]), `None` when one is compact.
+    pub fn byte_values(&self) -> Option<Vec<&[i8]>> {
+        self.levels.iter().map(|(_, f)| f.values()).collect()
+    }
+
     /// `Err` naming the file and the entry if a value read so far was outside its level's
     /// range `-k..=k` (a damaged file: no position can have that value).
     pub fn check(&self) -> Result<(), DbError> {
@@ -103,10 +120,16 @@ impl Database {
             None => Ok(()),
             Some(&(k, rank, v)) => Err(DbError::Corrupted {
                 path: self.levels[k as usize].1.path().to_path_buf(),
-                what: format!(
-                    "entry {rank} holds {v}, outside -{k}..={k}; delete the file and \
-                     rebuild it with `kalah db build`"
-                ),
+                what: match v {
+                    Some(v) => format!(
+                        "entry {rank} holds {v}, outside -{k}..={k}; delete the file and \
+                         rebuild it with `kalah db build`"
+                    ),
+                    None => format!(
+                        "the block of entry {rank} does not decode; delete the file and \
+                         rebuild it with `kalah db build`"
+                    ),
+                },
             }),
         }
     }
@@ -133,9 +156,13 @@ impl Probe for Database {
     fn value(&self, board: &Board) -> Option<i32> {
         let (ranker, file) = self.levels.get(board.seeds() as usize)?;
         let rank = ranker.rank(&board.cells()[..ranker.cells()]);
-        let v = file.try_get(rank)?;
+        // The ranker is the level's: `rank < len()`, so `None` is a damaged block.
+        let Some(v) = file.try_get(rank) else {
+            let _ = self.fault.set((file.seeds(), rank, None));
+            return None;
+        };
         if !value::in_range(v, file.seeds()) {
-            let _ = self.fault.set((file.seeds(), rank, v));
+            let _ = self.fault.set((file.seeds(), rank, Some(v)));
             return None;
         }
         Some(i32::from(v))
@@ -160,26 +187,46 @@ mod tests {
     use crate::gen::{build_level, Lower};
     use crate::rules::{Capture, Direction, EndRule, OppStore, Remaining, RulesBuilder, Sowing};
     use crate::Solver;
+    use db_format::Format;
 
-    /// Builds levels `0..=max_k` of `rules` into `dir` as files.
+    /// Builds levels `0..=max_k` of `rules` into `dir` as files of one byte an entry.
     fn build_files(dir: &Path, rules: &Rules, max_k: u32) {
+        build_files_as(dir, rules, max_k, Format::Byte);
+    }
+
+    /// Builds levels `0..=max_k` of `rules` into `dir` as files of `format`, each from
+    /// the files below it.
+    fn build_files_as(dir: &Path, rules: &Rules, max_k: u32, format: Format) {
         let game = Game::new(*rules);
         for k in 0..=max_k {
             let lower = Database::open_up_to(dir, rules, k.saturating_sub(1)).unwrap();
             let v = build_level(&game, k, Lower::Probe(&lower), None, &|_| {}).unwrap();
-            db_format::write_level(dir, &rules.db_key(), k, &v).unwrap();
+            db_format::write_level(dir, &rules.db_key(), k, &v, format).unwrap();
         }
     }
 
     /// Kalah(4,3) and its levels 0..=10, built in a fresh folder (kept while the first
-    /// lives).
+    /// lives): compact files for the odd levels, byte files for the even ones.
     fn kalah43_to_level_10() -> (tempfile::TempDir, Game, Database) {
         let dir = tempfile::tempdir().unwrap();
         let rules = Rules::kalah(4, 3).unwrap();
-        build_files(dir.path(), &rules, 10);
+        let game = Game::new(rules);
+        for k in 0..=10u32 {
+            let lower = Database::open_up_to(dir.path(), &rules, k.saturating_sub(1)).unwrap();
+            let v = build_level(&game, k, Lower::Probe(&lower), None, &|_| {}).unwrap();
+            let format = if k % 2 == 1 {
+                Format::Compact
+            } else {
+                Format::Byte
+            };
+            db_format::write_level(dir.path(), &rules.db_key(), k, &v, format).unwrap();
+        }
         let db = Database::open(dir.path(), &rules).unwrap();
         assert_eq!(db.max_seeds(), 10);
-        (dir, Game::new(rules), db)
+        assert_eq!(db.level(9).unwrap().format(), Format::Compact);
+        assert!(db.byte_values().is_none());
+        assert_eq!(db.entries().len(), 11);
+        (dir, game, db)
     }
 
     #[test]
@@ -248,7 +295,7 @@ mod tests {
         other.capture = Some(Capture::None);
         let other = other.build().unwrap();
         let path = dir.path().join(file_name(&rules.db_key(), 1));
-        db_format::write_level_to(&path, &other.db_key(), 1, &[0; 6]).unwrap();
+        db_format::write_level_to(&path, &other.db_key(), 1, &[0; 6], Format::Compact).unwrap();
         let e = Database::open(dir.path(), &rules).unwrap_err();
         assert!(matches!(e, DbError::RulesMismatch { .. }), "{e}");
     }
@@ -264,7 +311,7 @@ mod tests {
         let key = rules.db_key();
         let want = fs::read(whole.path().join(file_name(&key, 8))).unwrap();
         let lower = Database::open_up_to(whole.path(), &rules, 7).unwrap();
-        let values: Vec<&[i8]> = (0..8).map(|j| lower.level(j).unwrap().values()).collect();
+        let values = lower.byte_values().unwrap();
         for count in 1..=6 {
             let dir = tempfile::tempdir().unwrap();
             for index in 0..count {
@@ -278,7 +325,7 @@ mod tests {
                 );
                 write_shard(dir.path(), &key, 8, spec, &v).unwrap();
             }
-            let out = merge_shards(dir.path(), false).unwrap();
+            let out = merge_shards(dir.path(), false, Format::Byte).unwrap();
             assert_eq!(out, vec![dir.path().join(file_name(&key, 8))]);
             let a = fs::read(&out[0]).unwrap();
             assert!(
@@ -312,7 +359,7 @@ mod tests {
             let v = build_level(&game, 9, Lower::Probe(&lower), Some(splits), &|_| {}).unwrap();
             write_shard(dir.path(), &key, 9, spec, &v).unwrap();
         }
-        let out = merge_shards(dir.path(), true).unwrap();
+        let out = merge_shards(dir.path(), true, Format::Byte).unwrap();
         let a = fs::read(&out[0]).unwrap();
         let b = fs::read(whole.path().join(file_name(&key, 9))).unwrap();
         assert!(
@@ -334,7 +381,7 @@ mod tests {
             let spec = ShardSpec { index, count: 3 };
             write_shard(dir.path(), &key, 4, spec, &zeros(index)).unwrap();
         }
-        let e = merge_shards(dir.path(), true).unwrap_err();
+        let e = merge_shards(dir.path(), true, Format::Byte).unwrap_err();
         assert!(e.to_string().contains("shard-2-of-3"), "{e}");
         let spec = ShardSpec { index: 2, count: 3 };
         assert!(matches!(
@@ -345,24 +392,24 @@ mod tests {
         let mut bytes = fs::read(&p).unwrap();
         *bytes.last_mut().unwrap() ^= 1;
         fs::write(&p, &bytes).unwrap();
-        let e = merge_shards(dir.path(), true).unwrap_err();
+        let e = merge_shards(dir.path(), true, Format::Byte).unwrap_err();
         assert!(matches!(e, DbError::ChecksumMismatch { .. }), "{e}");
         // No level file is left behind, not even a temporary one.
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
         // A value outside -4..=4.
         *bytes.last_mut().unwrap() = 100;
         fs::write(&p, &bytes).unwrap();
-        let e = merge_shards(dir.path(), true).unwrap_err();
+        let e = merge_shards(dir.path(), true, Format::Byte).unwrap_err();
         assert!(e.to_string().contains("outside -4..=4"), "{e}");
         // The splits of another shard.
         let mut other = bytes.clone();
         other[32..40].copy_from_slice(&1u64.to_le_bytes());
         fs::write(&p, &other).unwrap();
-        let e = merge_shards(dir.path(), true).unwrap_err();
+        let e = merge_shards(dir.path(), true, Format::Byte).unwrap_err();
         assert!(e.to_string().contains("holds the splits"), "{e}");
         fs::write(&p, &bytes[..40]).unwrap();
         assert!(matches!(
-            merge_shards(dir.path(), true).unwrap_err(),
+            merge_shards(dir.path(), true, Format::Byte).unwrap_err(),
             DbError::LengthMismatch { .. }
         ));
     }
@@ -378,16 +425,22 @@ mod tests {
             k in 1u32..=6,
             at in proptest::prelude::any::<proptest::sample::Index>(),
             byte in proptest::prelude::any::<u8>(),
+            compact in proptest::prelude::any::<bool>(),
         ) {
             let dir = tempfile::tempdir().unwrap();
             let rules = Rules::kalah(2, 3).unwrap();
-            build_files(dir.path(), &rules, 6);
+            let format = if compact { Format::Compact } else { Format::Byte };
+            build_files_as(dir.path(), &rules, 6, format);
             let path = dir.path().join(file_name(&rules.db_key(), k));
             let mut bytes = fs::read(&path).unwrap();
             let i = db_format::HEADER_LEN + at.index(bytes.len() - db_format::HEADER_LEN);
             bytes[i] = byte;
             fs::write(&path, &bytes).unwrap();
-            let db = Database::open(dir.path(), &rules).unwrap();
+            // A damaged compact file may already fail to open (its code table).
+            let Ok(db) = Database::open(dir.path(), &rules) else {
+                proptest::prop_assert!(compact);
+                return Ok(());
+            };
             let r = Ranker::new(4, k).unwrap();
             let mut c = [0u8; 4];
             for rank in 0..r.count() {

@@ -49,7 +49,7 @@
 use std::ops::Range;
 
 use db_format::index::next_in_rank_order;
-use db_format::{level_size, value, DbError, Ranker};
+use db_format::{level_size, value, DbError, Entries, Ranker};
 use rayon::prelude::*;
 
 use crate::board::Board;
@@ -76,25 +76,38 @@ pub fn rederive(game: &Game, board: &Board, db: &dyn Probe) -> Option<i32> {
 }
 
 /// The levels `0..len()` of a database as their values in rank order (one slice a level,
-/// typically the level files' maps): what the verifier reads.
+/// typically the level files' maps, or the entries of level files of either format): what
+/// the verifier reads.
 ///
-/// Invariant: slice `k` holds exactly the `C(k + 2m - 1, 2m - 1)` entries of level `k`.
+/// Invariant: level `k` holds exactly the `C(k + 2m - 1, 2m - 1)` entries of level `k`.
 pub struct Levels<'a> {
     cells: usize,
-    levels: Vec<(Ranker, &'a [i8])>,
+    levels: Vec<(Ranker, Entries<'a>)>,
 }
 
+/// The entry an undecodable compact block reads as in a [`Mismatch`]: outside every
+/// level's range, as no board's value is.
+pub const UNREADABLE: i32 = i8::MIN as i32;
+
 impl<'a> Levels<'a> {
-    /// The levels `0..values.len()` of boards of `cells / 2` pits a side; an error when a
-    /// slice does not hold its level's entry count.
+    /// The levels `0..values.len()` of boards of `cells / 2` pits a side, one byte an
+    /// entry; an error when a slice does not hold its level's entry count.
     pub fn new(cells: usize, values: &[&'a [i8]]) -> Result<Levels<'a>, DbError> {
-        let mut levels = Vec::with_capacity(values.len());
-        for (k, &v) in values.iter().enumerate() {
+        let entries: Vec<Entries<'a>> = values.iter().map(|&v| Entries::Bytes(v)).collect();
+        Levels::from_entries(cells, &entries)
+    }
+
+    /// The levels `0..entries.len()` of boards of `cells / 2` pits a side, in either file
+    /// format ([`db_format::LevelFile::entries`]); an error when a level does not hold its
+    /// entry count. A compact level decodes a block a read.
+    pub fn from_entries(cells: usize, entries: &[Entries<'a>]) -> Result<Levels<'a>, DbError> {
+        let mut levels = Vec::with_capacity(entries.len());
+        for (k, &v) in entries.iter().enumerate() {
             let ranker = Ranker::new(cells, k as u32)?;
-            if v.len() as u64 != ranker.count() {
+            if v.len() != ranker.count() {
                 return Err(DbError::EntryCountMismatch {
                     expected: ranker.count(),
-                    actual: v.len() as u64,
+                    actual: v.len(),
                 });
             }
             levels.push((ranker, v));
@@ -119,17 +132,25 @@ impl<'a> Levels<'a> {
         let k = board.seeds() as usize;
         let (ranker, values) = self.levels.get(k)?;
         let rank = ranker.rank(&board.cells()[..self.cells]);
-        crate::memory::prefetch(values.get(rank as usize)?);
+        crate::memory::prefetch(values.first_read(rank)?);
         Some((k, rank))
     }
 
     /// The stored value of entry `rank` of level `k` (as [`locate`](Levels::locate) gave
-    /// them), `None` when it lies outside `-k..=k`: no board has it, so as the
-    /// [`crate::Database`] probe, the verifier takes it for a value not covered.
+    /// them), `None` when it lies outside `-k..=k` or its compact block does not decode:
+    /// no board has it, so as the [`crate::Database`] probe, the verifier takes it for a
+    /// value not covered.
     #[inline]
     fn read(&self, k: usize, rank: u64) -> Option<i32> {
-        let v = *self.levels[k].1.get(rank as usize)?;
+        let v = self.levels[k].1.get(rank)?;
         value::in_range(v, k as u32).then_some(i32::from(v))
+    }
+
+    /// The entry stored at `rank` of level `k` as a [`Mismatch`] reports it: the value,
+    /// or [`UNREADABLE`].
+    #[inline]
+    fn stored(&self, k: usize, rank: u64) -> i32 {
+        self.levels[k].1.get(rank).map_or(UNREADABLE, i32::from)
     }
 }
 
@@ -158,7 +179,8 @@ pub struct LevelCheck {
 pub struct Mismatch {
     /// The entry's rank in its level.
     pub rank: u64,
-    /// The value stored (possibly outside the level's range, which no board's value is).
+    /// The value stored (possibly outside the level's range, which no board's value is;
+    /// [`UNREADABLE`] for a compact block that does not decode).
     pub stored: i32,
     /// The value its children give ([`rederive`]), or none when a child is not covered.
     pub derived: Option<i32>,
@@ -309,18 +331,18 @@ fn sampled(
     part: Range<u64>,
     mut report: impl FnMut(Mismatch) -> bool,
 ) {
-    let (ranker, values) = &levels.levels[k as usize];
+    let ranker = &levels.levels[k as usize].0;
     let cells = 2 * game.pits();
     for i in part {
         let rank = sample_rank(k, ranker.count(), i);
         let mut b = Board::EMPTY;
         ranker.unrank(rank, &mut b.cells_mut()[..cells]);
-        let stored = values[rank as usize];
+        let stored = levels.stored(k as usize, rank);
         let derived = rederive(game, &b, levels);
-        if !value::in_range(stored, k) || derived != Some(i32::from(stored)) {
+        if stored.unsigned_abs() > k || derived != Some(stored) {
             let w = Mismatch {
                 rank,
-                stored: i32::from(stored),
+                stored,
                 derived,
             };
             if !report(w) {
@@ -492,7 +514,6 @@ fn walk(
     mut boards: impl Iterator<Item = (u64, Board)>,
     mut report: impl FnMut(Mismatch) -> bool,
 ) {
-    let values = levels.levels[k as usize].1;
     let mut batch = [(0u64, Pending::EMPTY); BATCH];
     loop {
         let mut n = 0;
@@ -505,12 +526,12 @@ fn walk(
             return;
         }
         for (rank, p) in &batch[..n] {
-            let stored = values[*rank as usize];
+            let stored = levels.stored(k as usize, *rank);
             let derived = p.value(levels);
-            if !value::in_range(stored, k) || derived != Some(i32::from(stored)) {
+            if stored.unsigned_abs() > k || derived != Some(stored) {
                 let w = Mismatch {
                     rank: *rank,
-                    stored: i32::from(stored),
+                    stored,
                     derived,
                 };
                 if !report(w) {
@@ -542,14 +563,14 @@ mod tests {
     /// The wrong entries of level `k` in rank order, each board unranked on its own and
     /// re-derived through the probe: the check as it was before the walk.
     fn wrong_by_unranking(game: &Game, levels: &Levels, k: u32) -> Vec<Mismatch> {
-        let (ranker, values) = &levels.levels[k as usize];
+        let ranker = &levels.levels[k as usize].0;
         let cells = 2 * game.pits();
         let mut c = vec![0u8; cells];
         let mut out = Vec::new();
         for rank in 0..ranker.count() {
             ranker.unrank(rank, &mut c);
             let b = Board::from_cells(game.pits(), &c);
-            let stored = values[rank as usize];
+            let stored = levels.levels[k as usize].1.get(rank).unwrap();
             let derived = rederive(game, &b, levels);
             if !value::in_range(stored, k) || derived != Some(i32::from(stored)) {
                 out.push(Mismatch {
@@ -700,6 +721,64 @@ mod tests {
         let mut got = wrong_by_walking(&game, &levels, 3);
         got.sort_by_key(|w| w.rank);
         assert_eq!(got, want);
+    }
+
+    /// The levels as compact files re-derive as the slices do, and an entry changed in a
+    /// compact file (its checksum rewritten) is found by the walk.
+    #[test]
+    fn compact_levels_re_derive_as_byte_levels() {
+        use db_format::{write_level, Format, LevelFile, HEADER_LEN};
+        let game = Game::new(Rules::kalah(4, 3).unwrap());
+        let values = build(&game, 9);
+        let dir = tempfile::tempdir().unwrap();
+        let key = game.rules().db_key();
+        let paths: Vec<_> = values
+            .iter()
+            .enumerate()
+            .map(|(k, v)| write_level(dir.path(), &key, k as u32, v, Format::Compact).unwrap())
+            .collect();
+        let files: Vec<LevelFile> = paths
+            .iter()
+            .enumerate()
+            .map(|(k, p)| LevelFile::open(p, &key, k as u32).unwrap())
+            .collect();
+        let entries: Vec<Entries> = files.iter().map(LevelFile::entries).collect();
+        let levels = Levels::from_entries(8, &entries).unwrap();
+        for k in 0..=9 {
+            let check = rederive_level(&game, &levels, k, u64::MAX, 1, &|_| {});
+            assert_eq!(check.wrong, None, "level {k}");
+            assert_eq!(check.checked, level_size(8, k));
+            // And sampled.
+            let check = rederive_level(&game, &levels, k, 0, 500, &|_| {});
+            assert_eq!(check.wrong, None, "level {k}");
+        }
+        drop(levels);
+        drop(entries);
+        drop(files);
+        // Flip bits of a block's codes in level 9's slots (the checksum rewritten): some
+        // entries change or no longer decode, and the walk finds the first.
+        let p = &paths[9];
+        let mut bytes = std::fs::read(p).unwrap();
+        let f = LevelFile::open(p, &key, 9).unwrap();
+        let slots_at = HEADER_LEN + f.compact().unwrap().layout().slots_at as usize;
+        drop(f);
+        bytes[slots_at + 16 * 40 + 3] = !bytes[slots_at + 16 * 40 + 3];
+        let sum = db_format::checksum(&bytes[HEADER_LEN..]);
+        bytes[32..40].copy_from_slice(&sum.to_le_bytes());
+        std::fs::write(p, &bytes).unwrap();
+        let files: Vec<LevelFile> = paths
+            .iter()
+            .enumerate()
+            .map(|(k, p)| LevelFile::open(p, &key, k as u32).unwrap())
+            .collect();
+        let changed = (0..files[9].len())
+            .filter(|&r| files[9].try_get(r) != Some(values[9][r as usize]))
+            .count();
+        assert!(changed > 0);
+        let entries: Vec<Entries> = files.iter().map(LevelFile::entries).collect();
+        let levels = Levels::from_entries(8, &entries).unwrap();
+        let check = rederive_level(&game, &levels, 9, u64::MAX, 1, &|_| {});
+        assert!(check.wrong.is_some());
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod support;
 
 use std::collections::HashMap;
 
+use db_format::Format;
 use solver::gen::{self, cyclic, Lower};
 use solver::{Board, Capture, Direction, EndRule, Game, Next, Probe, RulesBuilder};
 
@@ -108,9 +109,11 @@ fn equals_the_acyclic_generator_and_negamax_counter_clockwise() {
                 acyclic.push(theirs.clone()).unwrap();
                 if k == max_k {
                     let key = g.rules().db_key();
-                    let a = db_format::write_level(dir.path(), &key, k, ours).unwrap();
+                    let a =
+                        db_format::write_level(dir.path(), &key, k, ours, Format::Byte).unwrap();
                     let bytes_a = std::fs::read(&a).unwrap();
-                    let b = db_format::write_level(dir.path(), &key, k, &theirs).unwrap();
+                    let b =
+                        db_format::write_level(dir.path(), &key, k, &theirs, Format::Byte).unwrap();
                     assert_eq!(bytes_a, std::fs::read(&b).unwrap());
                 }
             }

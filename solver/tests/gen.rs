@@ -104,8 +104,10 @@ fn thread_count_does_not_change_the_level() {
 /// Timing harness: `KALAH_DB=<dir> KALAH_K=<k> cargo test --release -p solver
 /// --test gen time_level -- --ignored --nocapture` builds level `k` of the default
 /// 6-pit rules from the levels below it in `dir`, through [`build_level`] with
-/// [`Lower::Probe`] and [`Lower::Values`] on one thread (or `KALAH_THREADS`), and compares both
-/// with level `k` in `dir` if it is there (`KALAH_VIA=probe|values`: only one).
+/// [`Lower::Probe`], [`Lower::Values`] (when every lower level is a file of one byte an
+/// entry) and [`Lower::Entries`] (either format) on one thread (or `KALAH_THREADS`), and
+/// compares each with level `k` in `dir` if it is there (`KALAH_VIA=probe|values|entries`:
+/// only one).
 #[test]
 #[ignore]
 fn time_level() {
@@ -115,26 +117,29 @@ fn time_level() {
     let game = Game::new(Rules::kalah(6, 4).unwrap());
     let db = Database::open_up_to(&dir, game.rules(), k).unwrap();
     let lower = Database::open_up_to(&dir, game.rules(), k - 1).unwrap();
-    let slices: Vec<&[i8]> = (0..k).map(|j| lower.level(j).unwrap().values()).collect();
+    let slices = lower.byte_values();
+    let entries = lower.entries();
     let threads = std::env::var("KALAH_THREADS").map_or(1, |t| t.parse().unwrap());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
-    let want = db.level(k).map(|f| f.values().to_vec());
+    let want = db
+        .level(k)
+        .map(|f| (0..f.len()).map(|r| f.get(r)).collect::<Vec<i8>>());
     let via = std::env::var("KALAH_VIA").unwrap_or_default();
-    for (name, probe) in [("probe", true), ("values", false)] {
+    for name in ["probe", "values", "entries"] {
         if !via.is_empty() && via != name {
             continue;
         }
+        let lower_arg = match (name, &slices) {
+            ("probe", _) => Lower::Probe(&lower),
+            ("values", Some(s)) => Lower::Values(s),
+            ("values", None) => continue,
+            _ => Lower::Entries(&entries),
+        };
         let t = std::time::Instant::now();
-        let got = pool.install(|| {
-            if probe {
-                build_level(&game, k, Lower::Probe(&lower), None, &|_| {}).unwrap()
-            } else {
-                build_level(&game, k, Lower::Values(&slices), None, &|_| {}).unwrap()
-            }
-        });
+        let got = pool.install(|| build_level(&game, k, lower_arg, None, &|_| {}).unwrap());
         let s = t.elapsed().as_secs_f64();
         println!(
             "level {k} via {name}, {threads} threads: {} positions {s:.2} s {:.2} M/s, \

@@ -61,12 +61,13 @@ fn verify_catches_a_wrong_value_with_a_valid_checksum() {
     let (dir, path) = three_pit_db(5);
     // Rewrite level 3 with one value changed and a fresh, matching checksum.
     let f = db_format::LevelFile::open_any(&path).unwrap();
-    let mut values = f.values().to_vec();
-    let rules = f.rules();
+    let mut values: Vec<i8> = (0..f.len()).map(|r| f.get(r)).collect();
+    let (rules, format) = (f.rules(), f.format());
+    assert_eq!(format, db_format::Format::Compact, "the default format");
     drop(f);
     values[10] = if values[10] == 0 { 1 } else { 0 };
     fs::remove_file(&path).unwrap();
-    db_format::write_level_to(&path, &rules, 3, &values).unwrap();
+    db_format::write_level_to(&path, &rules, 3, &values, format).unwrap();
     let (_, stdout, _) = failed_verify(dir.path());
     assert!(stdout.contains("WRONG    level   3"), "{stdout}");
 }
@@ -106,12 +107,12 @@ fn verify_full_re_derives_every_entry_of_every_level() {
     // A changed value under a fresh checksum: found by the full walk, and the levels
     // above it reported as unverified.
     let f = db_format::LevelFile::open_any(&path).unwrap();
-    let mut values = f.values().to_vec();
-    let rules = f.rules();
+    let mut values: Vec<i8> = (0..f.len()).map(|r| f.get(r)).collect();
+    let (rules, format) = (f.rules(), f.format());
     drop(f);
     values[40] = if values[40] == 1 { 2 } else { 1 };
     fs::remove_file(&path).unwrap();
-    db_format::write_level_to(&path, &rules, 3, &values).unwrap();
+    db_format::write_level_to(&path, &rules, 3, &values, format).unwrap();
     let out = kalah()
         .args(["db", "verify", d, "--full"])
         .assert()
@@ -182,6 +183,98 @@ fn sharded_build_and_merge_equal_the_whole_build() {
         text.contains("level   9: present and verified, skipped"),
         "{text}"
     );
+}
+
+/// `--format byte` writes one byte an entry; `kalah db convert` turns such a database
+/// into compact files (the same values, about half the bytes, verified) and back into the
+/// first bytes; in place too; levels already converted are skipped.
+#[test]
+fn formats_build_and_convert_both_ways() {
+    let bytes = tempfile::tempdir().unwrap();
+    let compact = tempfile::tempdir().unwrap();
+    let text = build(bytes.path(), 4, 9, &["--format", "byte"]);
+    assert!(text.contains("level   9:"), "{text}");
+    build(compact.path(), 4, 9, &[]);
+    let name = "m4-standard-single-ccw-skip-either-owner-k009.kdb";
+    let info = common::kalah_stdout(&["db", "info", bytes.path().join(name).to_str().unwrap()]);
+    assert!(
+        info.contains("version:     1") && info.contains("format:      byte"),
+        "{info}"
+    );
+    let info = common::kalah_stdout(&["db", "info", compact.path().join(name).to_str().unwrap()]);
+    assert!(
+        info.contains("version:     2") && info.contains("format:      compact (Huffman"),
+        "{info}"
+    );
+    let converted = tempfile::tempdir().unwrap();
+    let (src, dst) = (
+        bytes.path().to_str().unwrap(),
+        converted.path().to_str().unwrap(),
+    );
+    let text = common::kalah_stdout(&["db", "convert", src, dst, "--no-timings"]);
+    assert_eq!(text.lines().count(), 10, "{text}");
+    assert!(text.contains("level   9:         11440 entries"), "{text}");
+    // The converted files are the ones a build in the compact format writes.
+    for k in 0..=9 {
+        let name = format!("m4-standard-single-ccw-skip-either-owner-k{k:03}.kdb");
+        let a = fs::read(compact.path().join(&name)).unwrap();
+        let b = fs::read(converted.path().join(&name)).unwrap();
+        assert!(a == b, "level {k}: converted differs from built");
+        // Half a byte an entry in slots, some continuations, the header and the table.
+        let entries = fs::metadata(bytes.path().join(&name)).unwrap().len() - 64;
+        if k >= 6 {
+            assert!(
+                (b.len() as u64) < 64 + 32 + 56 * entries / 100,
+                "level {k}: {} bytes for {entries} entries",
+                b.len()
+            );
+        }
+    }
+    common::kalah_stdout(&["db", "verify", dst]);
+    let again = common::kalah_stdout(&["db", "compact", src, dst, "--min-seeds", "8"]);
+    assert_eq!(
+        again
+            .lines()
+            .filter(|l| l.contains("present as compact and verified, skipped"))
+            .count(),
+        2,
+        "{again}"
+    );
+    // Back to bytes, in place: the first bytes.
+    let text = common::kalah_stdout(&["db", "convert", dst, dst, "--format", "byte"]);
+    assert_eq!(text.lines().count(), 10, "{text}");
+    for k in 0..=9 {
+        let name = format!("m4-standard-single-ccw-skip-either-owner-k{k:03}.kdb");
+        let a = fs::read(bytes.path().join(&name)).unwrap();
+        let b = fs::read(converted.path().join(&name)).unwrap();
+        assert!(a == b, "level {k}: converted back differs");
+    }
+    // Probes read the same values from both formats, and from a mix of them.
+    fs::copy(compact.path().join(name), bytes.path().join(name)).unwrap();
+    for pos in [
+        "1,0,2,0/0/0,3,1,2/0/A",
+        "0,0,1,4/3/2,1,1,0/5/B",
+        "3,3,1,2/0/0,0,0,0/0/A",
+    ] {
+        let probe = |dir: &Path| {
+            common::kalah_stdout(&[
+                "db",
+                "probe",
+                "--db",
+                dir.to_str().unwrap(),
+                "--position",
+                pos,
+            ])
+        };
+        assert_eq!(probe(bytes.path()), probe(compact.path()), "{pos}");
+        assert_eq!(probe(converted.path()), probe(compact.path()), "{pos}");
+    }
+    let bad = kalah()
+        .args(["db", "convert", src, dst, "--format", "nibble"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&bad.get_output().stderr).into_owned();
+    assert!(err.contains("expected byte or compact"), "{err}");
 }
 
 #[test]

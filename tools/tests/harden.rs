@@ -21,12 +21,14 @@ fn kalah() -> Command {
 /// byte lies: its own entry in level 12.
 const POS12: &str = "2,1,0,1,0,1/10/1,0,2,1,0,3/8/A";
 
-/// The intact database, levels 0..=12 of standard Kalah(6), built once.
+/// The intact database, levels 0..=12 of standard Kalah(6) in files of one byte an
+/// entry, built once.
 fn pristine() -> &'static Path {
     static DB: OnceLock<tempfile::TempDir> = OnceLock::new();
     DB.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        built(dir.path(), 6, 12, &[]);
+        // One byte an entry: the tests write bytes at an entry's offset.
+        built(dir.path(), 6, 12, &["--format", "byte"]);
         dir
     })
     .path()

@@ -99,6 +99,10 @@ impl Level<'_> {
                 );
                 i32::from(v[seeds as usize][rank as usize])
             }
+            Lower::Entries(e) => {
+                let rank = self.fast.rank(child.cells());
+                i32::from(e[seeds as usize].get(rank).unwrap_or(0))
+            }
         }
     }
 
@@ -118,6 +122,10 @@ impl Level<'_> {
             Lower::Values(v) => {
                 debug_assert_eq!(rank, self.fast.rank(self.board_of(rows).cells()));
                 i32::from(v[seeds][rank as usize])
+            }
+            Lower::Entries(e) => {
+                debug_assert_eq!(rank, self.fast.rank(self.board_of(rows).cells()));
+                i32::from(e[seeds].get(rank).unwrap_or(0))
             }
             Lower::Probe(_) => self.lower_value(&self.board_of(rows), seeds as u32),
         }

@@ -72,7 +72,9 @@
 //!
 //! [`build_level`] is the one entry point. Lower levels come from a [`Probe`]
 //! ([`Lower::Probe`]) or, faster, as their values in rank order ([`Lower::Values`]: one
-//! rank from the split parts and one byte read per child, no call through a trait object).
+//! rank from the split parts and one byte read per child, no call through a trait object),
+//! or as level files of either format ([`Lower::Entries`]: a compact level decodes one
+//! block a child).
 //!
 //! **Shards.** A same-level move keeps the two rows' sums (swapped), so the boards of
 //! one split `{s, k - s}` of the seeds between the rows need, besides the lower levels,
@@ -97,7 +99,7 @@ mod tiling;
 
 use std::sync::atomic::AtomicI8;
 
-use db_format::{DbError, Ranker};
+use db_format::{DbError, Entries, Ranker};
 use rayon::prelude::*;
 
 use crate::board::Board;
@@ -151,6 +153,12 @@ pub enum Lower<'a> {
     /// or a built level) for every `j < k`. The same result as [`Lower::Probe`], faster: a
     /// lower child is one rank and one byte read, with no call through [`Probe`].
     Values(&'a [&'a [i8]]),
+    /// `lower[j]` holds the entries of level `j` for every `j < k`, in either file format
+    /// ([`db_format::LevelFile::entries`]): as [`Lower::Values`], but a child of a compact
+    /// level costs a block decoded. A compact block found damaged reads as 0, as a
+    /// damaged byte of [`Lower::Values`] reads as whatever it holds; `kalah db verify`
+    /// finds both.
+    Entries(&'a [Entries<'a>]),
 }
 
 /// Level `k` of `game`'s database, read from `lower` below it: entry `i` is the value of
@@ -202,6 +210,24 @@ pub fn build_level(
                 }
             }
             Lower::Values(&levels[..k as usize])
+        }
+        Lower::Entries(levels) => {
+            for j in 0..k {
+                let ok = match levels.get(j as usize) {
+                    Some(l) => l.len() == Ranker::new(cells, j)?.count(),
+                    None => false,
+                };
+                if !ok {
+                    return Err(GenError::MissingLower {
+                        k,
+                        have: match j {
+                            0 => "none".to_string(),
+                            j => (j - 1).to_string(),
+                        },
+                    });
+                }
+            }
+            Lower::Entries(&levels[..k as usize])
         }
     };
     let all = u64::MAX >> (63 - k / 2);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use db_format::{file_name, level_size, DbError, LevelFile, Ranker};
+use db_format::{file_name, level_size, write_level_from, DbError, Format, LevelFile, Ranker};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use solver::dbfile::{
     merge_shards, rules_from_key, shard_file_name, write_shard, Database, ShardSpec,
@@ -49,6 +49,34 @@ pub enum DbCommand {
     Verify(VerifyArgs),
     /// Print the database value of a position and its final margin
     Probe(ProbeArgs),
+    /// Write the level files of SRC into DST in another format (default compact), one
+    /// level at a time, streaming; SRC = DST converts in place
+    #[command(alias = "compact")]
+    Convert(ConvertArgs),
+}
+
+/// Arguments of `kalah db convert`.
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// Directory of the database to read (level files of either format)
+    #[arg(value_name = "SRC")]
+    pub src: PathBuf,
+    /// Directory to write (created if missing; may be SRC)
+    #[arg(value_name = "DST")]
+    pub dst: PathBuf,
+    /// Format of the files written: compact (format version 2, about half a byte an
+    /// entry) or byte (version 1, one byte an entry)
+    #[arg(long, value_name = "FORMAT", default_value_t = Format::Compact)]
+    pub format: Format,
+    /// Only levels from this one up
+    #[arg(long, value_name = "K")]
+    pub min_seeds: Option<u32>,
+    /// Only levels up to this one
+    #[arg(long, value_name = "K")]
+    pub max_seeds: Option<u32>,
+    /// Leave times and speeds out of the output (for reproducible transcripts)
+    #[arg(long)]
+    pub no_timings: bool,
 }
 
 /// Arguments of `kalah db build`.
@@ -73,6 +101,11 @@ pub struct BuildArgs {
     /// Leave times and speeds out of the output (for reproducible transcripts)
     #[arg(long)]
     pub no_timings: bool,
+    /// Format of the level files written: compact (format version 2, about half a byte an
+    /// entry) or byte (version 1, one byte an entry, the fastest to read). Shard files are
+    /// one byte an entry either way
+    #[arg(long, value_name = "FORMAT", default_value_t = Format::Compact)]
+    pub format: Format,
 }
 
 /// Arguments of `kalah db plan`.
@@ -97,6 +130,9 @@ pub struct MergeArgs {
     /// Keep the shard files after writing the level file
     #[arg(long)]
     pub keep_shards: bool,
+    /// Format of the level file written (as for `kalah db build`)
+    #[arg(long, value_name = "FORMAT", default_value_t = Format::Compact)]
+    pub format: Format,
 }
 
 /// Arguments of `kalah db info`.
@@ -154,6 +190,7 @@ pub fn run(args: &DbArgs) -> Result<(), CliError> {
         DbCommand::Plan(a) => run_plan(a),
         DbCommand::Info(a) => run_info(a),
         DbCommand::Verify(a) => run_verify(a),
+        DbCommand::Convert(a) => run_convert(a),
         DbCommand::Probe(a) => return run_probe(a),
     };
     r.map_err(CliError::from)
@@ -294,18 +331,18 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
                 }
                 return Ok(build_level_cyclic(&game, k, &lower, &|n| bar.inc(n))?);
             }
-            // Counter-clockwise: straight from the lower levels' mapped values, the
-            // whole level or the shard's splits.
-            let values: Vec<&[i8]> = (0..k)
-                .filter_map(|j| lower.level(j).map(|f| f.values()))
-                .collect();
-            Ok(build_level(
-                &game,
-                k,
-                Lower::Values(&values),
-                splits,
-                &|n| bar.inc(n),
-            )?)
+            // Counter-clockwise: straight from the lower levels' mapped values (a block
+            // decoded a read where a level is compact), the whole level or the shard's
+            // splits.
+            let bytes = lower.byte_values();
+            let entries = lower.entries();
+            let lower_levels = match &bytes {
+                Some(values) => Lower::Values(values),
+                None => Lower::Entries(&entries),
+            };
+            Ok(build_level(&game, k, lower_levels, splits, &|n| {
+                bar.inc(n)
+            })?)
         })?;
         let built = t0.elapsed().as_secs_f64();
         bar.finish_and_clear();
@@ -313,7 +350,7 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         lower.check()?;
         let written = match a.shard {
             Some(s) => write_shard(&a.out, &key, k, s, &values)?,
-            None => db_format::write_level(&a.out, &key, k, &values)?,
+            None => db_format::write_level(&a.out, &key, k, &values, a.format)?,
         };
         let n = values.len() as u64;
         let name = written
@@ -348,7 +385,7 @@ fn progress_bar(k: u32, len: u64) -> ProgressBar {
 }
 
 fn run_merge(a: &MergeArgs) -> Result<(), DbCmdError> {
-    let written = merge_shards(&a.dir, a.keep_shards)?;
+    let written = merge_shards(&a.dir, a.keep_shards, a.format)?;
     let mut out = std::io::stdout().lock();
     if written.is_empty() {
         let _ = writeln!(out, "no shard files in {}", a.dir.display());
@@ -480,7 +517,24 @@ fn run_info(a: &InfoArgs) -> Result<(), DbCmdError> {
     let _ = writeln!(out, "rules:       {}", h.rules);
     let _ = writeln!(out, "seeds:       {} on the board", h.seeds);
     let _ = writeln!(out, "entries:     {}", h.entry_count);
-    let _ = writeln!(out, "bytes:       {}", h.file_len().unwrap_or(0));
+    let bytes = h.file_len().unwrap_or(0);
+    let _ = writeln!(out, "bytes:       {bytes}");
+    match h.blocks {
+        None => {
+            let _ = writeln!(out, "format:      byte (one byte an entry)");
+        }
+        Some(p) => {
+            let _ = writeln!(
+                out,
+                "format:      compact (Huffman-coded deltas in blocks of {} entries in \
+                 slots of {} bytes; {} bytes of continuations; {:.4} bytes an entry)",
+                1u32 << p.block_shift,
+                1u32 << p.slot_shift,
+                p.overflow_len,
+                bytes as f64 / h.entry_count as f64
+            );
+        }
+    }
     let _ = writeln!(
         out,
         "checksum:    {:#018x} (XXH3-64 of the payload)",
@@ -491,6 +545,85 @@ fn run_info(a: &InfoArgs) -> Result<(), DbCmdError> {
         "name:        {}",
         file_name(&h.rules, u32::from(h.seeds))
     );
+    Ok(())
+}
+
+/// `kalah db convert`: every level file of `src` (in the range asked) written into `dst`
+/// in the format asked, one level at a time: the source's checksum checked first (a
+/// damaged file is not copied into a sound-looking one), then read as often as the writer
+/// needs (twice for compact), then the file written opened and verified. A level already
+/// in `dst` in that format and intact is skipped.
+fn run_convert(a: &ConvertArgs) -> Result<(), DbCmdError> {
+    if a.dst.exists() && !a.dst.is_dir() {
+        return Err(DbCmdError::NotADirectory(a.dst.display().to_string()));
+    }
+    std::fs::create_dir_all(&a.dst).map_err(|source| DbError::Io {
+        path: a.dst.clone(),
+        source,
+    })?;
+    let _lock = BuildLock::take(&a.dst, ".lock")?;
+    let mut files: Vec<(u32, PathBuf)> = std::fs::read_dir(&a.src)
+        .map_err(|source| DbError::Io {
+            path: a.src.clone(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?;
+            let (_, k) = parse_level_name(name)?;
+            Some((k, p))
+        })
+        .filter(|(k, _)| (a.min_seeds.unwrap_or(0)..=a.max_seeds.unwrap_or(u32::MAX)).contains(k))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(DbCmdError::NoLevels(a.src.display().to_string()));
+    }
+    let mut out = std::io::stdout().lock();
+    for (k, src) in files {
+        let Some(name) = src.file_name() else {
+            continue;
+        };
+        let dst = a.dst.join(name);
+        if let Ok(f) = LevelFile::open_any(&dst) {
+            if f.format() == a.format && f.verify().is_ok() {
+                let _ = writeln!(
+                    out,
+                    "level {k:3}: present as {} and verified, skipped",
+                    a.format
+                );
+                continue;
+            }
+        }
+        let damaged = |source| DbCmdError::Damaged {
+            path: src.display().to_string(),
+            source,
+        };
+        let t0 = Instant::now();
+        let from = LevelFile::open_any(&src).map_err(damaged)?;
+        from.verify().map_err(damaged)?;
+        let mut source = &from;
+        write_level_from(&dst, &from.rules(), from.seeds(), &mut source, a.format)?;
+        let to = LevelFile::open(&dst, &from.rules(), from.seeds())?;
+        to.verify()?;
+        let secs = t0.elapsed().as_secs_f64();
+        let (n, before) = (from.len(), from.header().file_len().unwrap_or(0));
+        let after = to.header().file_len().unwrap_or(0);
+        let name = name.to_string_lossy();
+        let sizes = format!(
+            "{n:>13} entries  {before:>12} -> {after:>12} bytes ({:.4} bytes an entry)",
+            after as f64 / n as f64
+        );
+        if a.no_timings {
+            let _ = writeln!(out, "level {k:3}: {sizes}  {name}");
+        } else {
+            let _ = writeln!(
+                out,
+                "level {k:3}: {sizes}  {secs:8.2} s  {:7.2} M entries/s  {name}",
+                n as f64 / secs.max(1e-9) / 1e6
+            );
+        }
+    }
     Ok(())
 }
 
@@ -611,10 +744,9 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
                 }
                 Ok((rules, db)) => {
                     let game = Game::new(rules);
-                    let values: Vec<&[i8]> = (0..db.levels())
-                        .filter_map(|j| db.level(j).map(|f| f.values()))
-                        .collect();
-                    let levels = Levels::new(key.cells(), &values)?;
+                    // Files of either format: a compact level decodes a block a read.
+                    let entries = db.entries();
+                    let levels = Levels::from_entries(key.cells(), &entries)?;
                     let full_up_to = if a.full { u64::MAX } else { a.full_up_to };
                     for k in 0..levels.len() {
                         let count = level_size(key.cells(), k);
