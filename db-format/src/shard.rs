@@ -680,6 +680,88 @@ mod tests {
         }
     }
 
+    /// The entries before `rank` in level `seeds` (`pits` a side) that lie in the splits
+    /// `mask`, from the blocks (`None` when `rank` is past the level): where the board of
+    /// `rank` lies in a shard of those splits, if it is in one.
+    fn offset_in(pits: usize, seeds: u32, mask: u64, rank: u64) -> Option<u64> {
+        let (mut at, mut kept) = (0u64, 0u64);
+        for (row, len) in Blocks::new(pits, seeds).unwrap() {
+            let in_mask = mask >> split_of(seeds, row) & 1 == 1;
+            if rank < at + len {
+                return Some(kept + if in_mask { rank - at } else { 0 });
+            }
+            at += len;
+            if in_mask {
+                kept += len;
+            }
+        }
+        None
+    }
+
+    /// Level 32 of 6 pits, past `u32::MAX` boards: the blocks around ranks `2^31` and
+    /// `2^32` hold the boards of their opponent's row (unranked), and the offsets of a
+    /// board in the shards of two complementary sets of splits add up to its rank, with
+    /// offsets past `2^32` in the larger set (every split but 0).
+    #[test]
+    fn blocks_and_shard_offsets_past_32_bits() {
+        let (pits, seeds) = (6, 32);
+        let r = Ranker::new(12, seeds).unwrap();
+        let all = (1u64 << split_count(seeds)) - 1;
+        let targets: Vec<u64> = [1u64 << 31, 1 << 32]
+            .iter()
+            .flat_map(|&x| [x - 1, x, x + 1])
+            .collect();
+        let mut c = [0u8; 12];
+        let mut at = 0u64;
+        let mut seen = 0;
+        for (row, len) in Blocks::new(pits, seeds).unwrap() {
+            for &t in targets.iter().filter(|&&t| at <= t && t < at + len) {
+                seen += 1;
+                r.unrank(t, &mut c);
+                let opp = c[pits..].to_vec();
+                assert_eq!(opp.iter().map(|&x| u32::from(x)).sum::<u32>(), row);
+                r.unrank(at, &mut c);
+                assert_eq!(c[pits..], opp[..], "block start of rank {t}");
+                r.unrank(at + len - 1, &mut c);
+                assert_eq!(c[pits..], opp[..], "block end of rank {t}");
+            }
+            at += len;
+        }
+        assert_eq!((seen, at), (targets.len(), r.count()));
+        let big = all & !1;
+        let big_len = splits_size(pits, seeds, big).unwrap();
+        assert!(big_len > 1 << 32, "{big_len}");
+        let mut past = 0;
+        for rank in targets
+            .iter()
+            .copied()
+            .chain([big_len - 1, big_len, r.count() - 1])
+        {
+            let a = offset_in(pits, seeds, big, rank).unwrap();
+            let b = offset_in(pits, seeds, 1, rank).unwrap();
+            assert_eq!(a + b, rank, "rank {rank}");
+            r.unrank(rank, &mut c);
+            let mover: u32 = c[..pits].iter().map(|&x| u32::from(x)).sum();
+            let (mine, len) = if split_of(seeds, mover) == 0 {
+                (b, splits_size(pits, seeds, 1).unwrap())
+            } else {
+                (a, big_len)
+            };
+            assert!(mine < len, "rank {rank}: offset {mine} of {len}");
+            past += usize::from(a > 1 << 32);
+        }
+        assert!(past >= 2, "no offset past 2^32");
+        assert_eq!(offset_in(pits, seeds, all, r.count()), None);
+        // The two shards of 2 split the level, each under 2^32 entries.
+        let parts = partition(pits, seeds, 2).unwrap();
+        let sizes: Vec<u64> = parts
+            .iter()
+            .map(|&m| splits_size(pits, seeds, m).unwrap())
+            .collect();
+        assert_eq!(sizes.iter().sum::<u64>(), r.count());
+        assert!(sizes.iter().all(|&n| n > 1 << 31), "{sizes:?}");
+    }
+
     /// All splits take the whole level; each shard's splits take as many entries as they
     /// hold; a slice of another length is refused.
     #[test]

@@ -71,7 +71,9 @@ impl Level<'_> {
 
 /// The tiles of `first`'s rows (runs of at most [`TILE`] consecutive rows of one sum, in
 /// row order: `(first row, end, sum)`) and the unordered pairs of tiles `{p <= q}` whose
-/// sums add up to `k`, by `(q, p)`.
+/// sums add up to `k`, by `(q, p)`. Tile numbers are `u32` (the pairs are the schedule's
+/// largest list): [`super::tiling::Tiling::new`] refuses more than `u32::MAX` rows, and
+/// there are no more tiles than rows, so `as u32` below is exact.
 #[allow(clippy::type_complexity)]
 fn tile_pairs(first: &[usize], k: usize) -> (Vec<(usize, usize, usize)>, Vec<(u32, u32)>) {
     // Tiles: runs of at most TILE consecutive rows of one sum, in row order.
