@@ -635,6 +635,56 @@ pub fn merge_shards(dir: &Path, keep: bool) -> Result<Vec<PathBuf>, DbError> {
     Ok(written)
 }
 
+/// Checks the shard file `spec` of level (`rules`, `seeds`) in `dir`, as [`merge_shards`]
+/// checks it before merging: magic, version, that it is that shard of that level
+/// (rules, seeds, index, count, the splits of [`ShardSpec::splits`] and their entry
+/// count), its length, every value's range and its checksum. Reads the whole file (by
+/// `read`, not a map: it adds nothing to the resident set). For a build that resumes: a
+/// shard that passes is the one its writer wrote and renamed into place.
+pub fn verify_shard(
+    dir: &Path,
+    rules: &RulesKey,
+    seeds: u32,
+    spec: ShardSpec,
+) -> Result<ShardHeader, DbError> {
+    let level_name = file_name(rules, seeds);
+    let mut shard = ShardReader::open(dir, &level_name, spec)?;
+    let bad = |what: String| DbError::Corrupted {
+        path: shard.path.clone(),
+        what,
+    };
+    if (shard.head.rules, u32::from(shard.head.seeds)) != (*rules, seeds) {
+        return Err(bad(format!(
+            "shard of level {} of [{}], not of level {seeds} of [{rules}]",
+            shard.head.seeds, shard.head.rules
+        )));
+    }
+    let pits = usize::from(rules.pits);
+    let want = spec.splits(pits, seeds)?;
+    if shard.head.splits != want {
+        return Err(bad(format!(
+            "holds the splits {:#x} but shard {}/{} of level {seeds} holds {want:#x}",
+            shard.head.splits, spec.index, spec.count
+        )));
+    }
+    let entries = splits_size(pits, seeds, want)?;
+    if shard.head.entries != entries {
+        return Err(bad(format!(
+            "header gives {} entries but its splits hold {entries}",
+            shard.head.entries
+        )));
+    }
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = entries;
+    while left > 0 {
+        let n = left.min(buf.len() as u64) as usize;
+        shard.read(&mut buf[..n], seeds)?;
+        left -= n as u64;
+    }
+    shard.finish()?;
+    Ok(shard.head)
+}
+
 /// Splits `<level>.shard-I-of-N` into the level file name and the shard.
 pub fn parse_shard_name(name: &str) -> Option<(&str, ShardSpec)> {
     let (level, rest) = name.rsplit_once(".shard-")?;
@@ -816,6 +866,49 @@ mod tests {
             }
         }
         assert!(partition(6, 128, 2).is_err());
+    }
+
+    /// A shard as written passes; a flipped byte, a shorter file, a value out of range
+    /// under a matching checksum, or the file of another shard under its name does not.
+    #[test]
+    fn verify_shard_passes_what_was_written_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = RulesKey::standard(3);
+        let (seeds, spec) = (8, ShardSpec { index: 1, count: 3 });
+        let n = splits_size(3, seeds, spec.splits(3, seeds).unwrap()).unwrap();
+        let values: Vec<i8> = (0..n).map(|i| (i % 17) as i8 - 8).collect();
+        let path = write_shard(dir.path(), &key, seeds, spec, &values).unwrap();
+        let head = verify_shard(dir.path(), &key, seeds, spec).unwrap();
+        assert_eq!((head.spec, head.entries), (spec, n));
+        let good = fs::read(&path).unwrap();
+        let refused = |bytes: &[u8]| {
+            fs::write(&path, bytes).unwrap();
+            verify_shard(dir.path(), &key, seeds, spec).unwrap_err()
+        };
+        let mut b = good.clone();
+        b[SHARD_HEADER_LEN + 5] ^= 1;
+        assert!(matches!(refused(&b), DbError::ChecksumMismatch { .. }));
+        assert!(matches!(
+            refused(&good[..good.len() - 1]),
+            DbError::LengthMismatch { .. }
+        ));
+        let mut b = good.clone();
+        b[SHARD_HEADER_LEN + 5] = 9;
+        let sum = crate::checksum::checksum(&b[SHARD_HEADER_LEN..]);
+        b[48..56].copy_from_slice(&sum.to_le_bytes());
+        let e = refused(&b);
+        assert!(e.to_string().contains("outside -8..=8"), "{e}");
+        fs::write(&path, &good).unwrap();
+        verify_shard(dir.path(), &key, seeds, spec).unwrap();
+        // Shard 1 of 3 renamed as shard 0 of 3, and shard 1 then missing.
+        let other = ShardSpec { index: 0, count: 3 };
+        fs::rename(&path, dir.path().join(shard_file_name(&key, seeds, other))).unwrap();
+        let e = verify_shard(dir.path(), &key, seeds, other).unwrap_err();
+        assert!(e.to_string().contains("the name says 0/3"), "{e}");
+        assert!(matches!(
+            verify_shard(dir.path(), &key, seeds, spec),
+            Err(DbError::Io { .. })
+        ));
     }
 
     #[test]
