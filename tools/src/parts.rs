@@ -13,21 +13,24 @@
 //! merge checks each part against the same plan.
 //!
 //! **How many.** A part holds its boards (one byte each) and the rows' table every part
-//! needs ([`build_memory`]). A level is built in one piece when that fits half the budget
-//! left after [`PROCESS`] bytes for the process, otherwise in the fewest parts whose
-//! largest fits that half ([`plan_level`]). The other half is for the lower levels' pages, which the build
-//! reads through maps ([`crate::resident`]): the fewer of them the process can hold, the
-//! more often it maps them again. A level whose largest split does not fit half the budget
-//! is refused ([`DbCmdError::OverBudget`]). With the default budget (11 GiB, or half the
-//! machine's memory if that is less) the 6-pit levels up to 31 are built in one piece and
-//! 32 to 34 in 2 parts each (`kalah db build --max-seeds 34` prints the plan).
+//! needs ([`build_memory`]). A level is built in one piece (in memory, then written as its
+//! level file, as before there were parts) when that fits half the budget left after
+//! [`PROCESS`] bytes for the process, otherwise in the fewest parts whose largest fits
+//! that half ([`plan_level`]). The other half is for the lower levels' pages, which the
+//! build reads through maps ([`crate::resident`]): the fewer of them the process can
+//! hold, the more often it maps them again. A level whose largest split does not fit half
+//! the budget is refused ([`DbCmdError::OverBudget`]). With the default budget (11 GiB,
+//! or half the machine's memory if that is less) the 6-pit levels up to 31 are built in
+//! one piece and 32 to 34 in 2 parts each (`kalah db build --max-seeds 34` prints the
+//! plan).
 //!
 //! **Resident memory.** The parts bound the memory the process allocates. The lower
-//! levels' pages that it maps are bounded by [`crate::resident::capped`], which releases
+//! levels' pages that it maps are bounded by [`crate::resident::Cap`], which releases
 //! them whenever the resident set passes the budget less a headroom: without that, one
 //! part of level 34 would map most of the 26.8 GiB of levels 0..=33. The merge then reads
 //! the new level file back through a map to verify it ([`merge_shards`]), so the level's
-//! size (9.45 GiB at 34) is resident at its end, the lower levels unmapped by then.
+//! size (9.45 GiB at 34, within the default budget) is resident at its end, the lower
+//! levels unmapped by then: a budget below the largest level's size is exceeded there.
 //!
 //! # Files, and resuming
 //!
@@ -48,7 +51,9 @@
 //!   once verified, moves it into place; and removes the parts' directory of a level that
 //!   is in place (killed before the directory was removed).
 //!
-//! Only the part in progress when the build was killed is built twice. The parts on disk
+//! Only the part in progress when the build was killed is built twice (a merge in progress
+//! is done again from the parts, which it removes only once the level is written and
+//! verified). The parts on disk
 //! fix the plan of their level: a rerun with another budget resumes with them if their
 //! largest part fits its budget, and refuses otherwise ([`DbCmdError::OtherParts`]).
 
@@ -275,8 +280,9 @@ pub fn split_list(splits: u64) -> String {
 
 /// Writes the plan of a level built in parts: its parts, the splits, boards and memory of
 /// each, and the disk it needs while the last part is merged (the parts and the level
-/// file side by side).
-pub fn write_plan(out: &mut impl Write, plan: &LevelPlan) {
+/// file side by side); and a note where the merge's check of the level file, which maps
+/// it whole, passes `budget`.
+pub fn write_plan(out: &mut impl Write, plan: &LevelPlan, budget: Budget) {
     let n = plan.parts.len();
     let bytes = plan.boards + db_format::HEADER_LEN as u64;
     let parts_bytes = plan.boards + (n * db_format::shard::SHARD_HEADER_LEN) as u64;
@@ -300,6 +306,14 @@ pub fn write_plan(out: &mut impl Write, plan: &LevelPlan) {
             split_list(p.splits)
         );
     }
+    if bytes > budget.resident_limit() {
+        let _ = writeln!(
+            out,
+            "  note: the merge verifies the level file through a map: {} MiB resident at \
+             its end, above the budget",
+            mib(bytes)
+        );
+    }
 }
 
 /// The directory of the parts of level `k`: `<out>/<level file name>.parts`.
@@ -316,6 +330,22 @@ pub fn clear_leftovers(out: &Path, key: &RulesKey, k: u32) -> Result<bool, DbErr
     }
     fs::remove_dir_all(&dir).map_err(|source| DbError::Io { path: dir, source })?;
     Ok(true)
+}
+
+/// Whether level `k` has parts to resume in its parts' directory (see [`scan`]): parts or
+/// a merged level file. A directory with neither (a build killed before it finished its
+/// first part) is removed, so that a level the budget now holds is built in one piece.
+pub fn resumable(out: &Path, key: &RulesKey, k: u32) -> Result<bool, DbError> {
+    let dir = parts_dir(out, key, k);
+    if !dir.exists() {
+        return Ok(false);
+    }
+    let left = scan(&dir, &file_name(key, k))?;
+    if left.merged || !left.parts.is_empty() {
+        return Ok(true);
+    }
+    clear_leftovers(out, key, k)?;
+    Ok(false)
 }
 
 /// What a killed run left in the parts' directory of a level.
@@ -378,8 +408,8 @@ pub struct Built {
     pub values: Vec<i8>,
     /// Seconds the build took.
     pub secs: f64,
-    /// Times the lower levels' pages were released ([`resident::capped`]).
-    pub released: u64,
+    /// What the resident cap did ([`resident::Cap`]).
+    pub released: resident::Released,
 }
 
 /// What the builds of a `kalah db build` share.
@@ -392,7 +422,7 @@ pub struct Build<'a> {
     pub game: &'a Game,
     /// The worker threads.
     pub pool: &'a rayon::ThreadPool,
-    /// The resident limit kept while building ([`resident::capped`]); `None`: none kept
+    /// The resident limit kept while building ([`resident::Cap`]); `None`: none kept
     /// (a `--shard` task, whose memory its job asks for).
     pub cap: Option<u64>,
     /// Leave times and speeds out of the lines written.
@@ -420,35 +450,37 @@ impl Build<'_> {
         };
         let bar = level_bar(k, count);
         let t0 = Instant::now();
-        let run = || {
-            self.pool.install(|| -> Result<Vec<i8>, DbCmdError> {
-                if self.rules.can_cycle() {
-                    // Clockwise play can repeat positions: the retrograde solver, whole
-                    // levels only.
-                    if splits.is_some() {
-                        return Err(DbCmdError::ShardCyclic);
-                    }
-                    return Ok(build_level_cyclic(self.game, k, lower, &|n| bar.inc(n))?);
-                }
-                // Counter-clockwise: straight from the lower levels' mapped values.
-                let values: Vec<&[i8]> = (0..k)
-                    .filter_map(|j| lower.level(j).map(|f| f.values()))
-                    .collect();
-                Ok(build_level(
-                    self.game,
-                    k,
-                    Lower::Values(&values),
-                    splits,
-                    &|n| bar.inc(n),
-                )?)
-            })
-        };
-        let (values, released) = match self.cap {
-            Some(limit) => {
-                let (values, released) = resident::capped(lower, limit, run);
-                (values?, released?.times)
+        let cap = self.cap.map(|limit| resident::Cap::new(lower, limit));
+        let progress = |n| {
+            bar.inc(n);
+            if let Some(cap) = &cap {
+                cap.checkpoint();
             }
-            None => (run()?, 0),
+        };
+        let values = self.pool.install(|| -> Result<Vec<i8>, DbCmdError> {
+            if self.rules.can_cycle() {
+                // Clockwise play can repeat positions: the retrograde solver, whole
+                // levels only.
+                if splits.is_some() {
+                    return Err(DbCmdError::ShardCyclic);
+                }
+                return Ok(build_level_cyclic(self.game, k, lower, &progress)?);
+            }
+            // Counter-clockwise: straight from the lower levels' mapped values.
+            let values: Vec<&[i8]> = (0..k)
+                .filter_map(|j| lower.level(j).map(|f| f.values()))
+                .collect();
+            Ok(build_level(
+                self.game,
+                k,
+                Lower::Values(&values),
+                splits,
+                &progress,
+            )?)
+        })?;
+        let released = match cap {
+            Some(cap) => cap.finish()?,
+            None => resident::Released::default(),
         };
         let secs = t0.elapsed().as_secs_f64();
         bar.finish_and_clear();
@@ -463,14 +495,17 @@ impl Build<'_> {
 
     /// `positions  seconds  M positions/s` of a line, or the positions alone without
     /// timings.
-    fn figures(&self, n: u64, secs: f64, released: u64) -> String {
+    fn figures(&self, n: u64, secs: f64, released: resident::Released) -> String {
         if self.no_timings {
             return format!("{n:>13} positions");
         }
-        let pages = match released {
+        let pages = match released.times {
             0 => String::new(),
-            1 => "  (lower levels' pages released once)".to_string(),
-            r => format!("  (lower levels' pages released {r} times)"),
+            r => format!(
+                "  (lower levels' pages released {r} time{}, {:.2} s)",
+                if r == 1 { "" } else { "s" },
+                released.secs
+            ),
         };
         format!(
             "{n:>13} positions  {secs:8.2} s  {:7.2} M positions/s{pages}",
@@ -758,7 +793,7 @@ mod tests {
         assert!(parse_gib("NaN").is_err());
         assert!(parse_gib("2e9").is_err());
         assert_eq!(budget(0.5).bytes(), GIB / 2);
-        assert_eq!(budget(1.0).resident_limit(), GIB - (64 << 20));
+        assert_eq!(budget(1.0).resident_limit(), GIB - (128 << 20));
         assert_eq!(budget(32.0).resident_limit(), 30 * GIB);
     }
 

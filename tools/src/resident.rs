@@ -16,38 +16,49 @@
 //!
 //! # How
 //!
-//! [`capped`] runs the build while a watcher thread reads the process's resident set
-//! (`/proc/self/statm`) every [`INTERVAL`]; when it exceeds the limit, the watcher
-//! releases the lower levels' pages ([`Database::release_pages`], `madvise(MADV_DONTNEED)`
-//! on their read-only maps). They leave the resident set at once and stay in the page
-//! cache, so the reads that follow map them again with a minor fault each (or read them
-//! from disk, where the system has evicted them meanwhile). The values read never change:
-//! a level file is never modified while mapped. The builder's own arrays (the boards being
+//! The generator calls its progress callback from each worker thread after each tile pair
+//! (a millisecond or so of work). There [`Cap::checkpoint`] reads the process's resident
+//! set (`/proc/self/statm`, at most once every [`INTERVAL`] for all threads) and, when it
+//! exceeds the limit, releases the lower levels' pages ([`Database::release_pages`],
+//! `madvise(MADV_DONTNEED)` on their read-only maps) while the other threads wait at
+//! their next checkpoint. They leave the resident set at once and stay in the page cache,
+//! so the reads that follow map them again with a minor fault each (or read them from
+//! disk, where the system has evicted them meanwhile). The values read never change: a
+//! level file is never modified while mapped. The builder's own arrays (the boards being
 //! built, the rows' table) are not file pages and are never released: the plan keeps them
 //! within half the budget ([`crate::parts`]), so that releasing the lower levels' pages
 //! always brings the process well under its limit.
 //!
-//! Between two readings the build maps more pages; the limit is therefore the budget less
-//! a headroom ([`headroom`]). Where `/proc/self/statm` cannot be read (systems other
-//! than Linux) nothing is released.
+//! Why the threads wait: a first version released the pages from a thread of its own
+//! while the workers went on. Zapping a few hundred MiB of mappings took 100 to 250 ms on
+//! this project's 2-core machine, during which the workers mapped pages again about as
+//! fast (some 4 GB/s: a fault maps the 16 pages around it), so the resident set fell
+//! little, and when that thread was late it passed a 1 GiB budget by 600 MiB (level 26,
+//! results/db.md, "Levels in parts"). With the workers waiting, the release is complete
+//! and the resident set passes the limit by at most what the threads map in one
+//! [`INTERVAL`] and one tile pair.
+//!
+//! Where `/proc/self/statm` cannot be read (systems other than Linux) nothing is
+//! released.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{OnceLock, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use db_format::DbError;
 use solver::dbfile::Database;
 
-/// How often the watcher reads the resident set. Reading `/proc/self/statm` costs a few
-/// microseconds; in 10 ms the two threads of this project's machines map at most some
-/// tens of MiB of pages they had released (see results/db.md, "Levels in parts").
-pub const INTERVAL: Duration = Duration::from_millis(10);
+/// How often the resident set is read: every 2 ms of the build, by whichever worker
+/// thread reaches a checkpoint first. A reading costs a few microseconds.
+pub const INTERVAL: Duration = Duration::from_millis(2);
 
-/// The part of a budget of `budget` bytes left free below it for the pages mapped between
-/// two readings of the resident set and for the reading's own imprecision: a sixteenth
-/// of the budget, at least 64 MiB.
+/// The part of a budget of `budget` bytes left free below it for the pages mapped
+/// between two readings of the resident set and during the tile pair a thread finishes
+/// while another releases: a sixteenth of the budget, at least 128 MiB. The threads map
+/// pages again at up to some 4 GB/s right after a release, a few MiB a millisecond; with
+/// 64 MiB a 1 GiB budget was passed by 4 MiB (results/db.md, "Levels in parts").
 pub fn headroom(budget: u64) -> u64 {
-    (budget / 16).max(64 << 20)
+    (budget / 16).max(128 << 20)
 }
 
 /// This process's resident set in bytes (`/proc/self/statm`: its second field, in pages),
@@ -66,54 +77,94 @@ fn page_size() -> u64 {
     u64::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
 }
 
-/// What the watcher of [`capped`] did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Released {
-    /// How many times it released the lower levels' pages.
-    pub times: u64,
+/// The resident set of a build kept under a limit by releasing the pages of its lower
+/// levels at the generator's checkpoints (see the module docs).
+pub struct Cap<'a> {
+    lower: &'a Database,
+    limit: u64,
+    /// Held for reading by nobody for longer than a checkpoint, for writing while the
+    /// pages are released: a checkpoint waits for a release in progress.
+    gate: RwLock<()>,
+    start: Instant,
+    /// When the next reading is due, in microseconds since `start`.
+    due: AtomicU64,
+    releases: AtomicU64,
+    /// Microseconds spent releasing, the other threads waiting.
+    releasing: AtomicU64,
+    /// The first release that failed; none is tried after it.
+    failed: OnceLock<DbError>,
 }
 
-/// Runs `work` on this thread while a watcher thread keeps the process's resident set
-/// under `limit` bytes, releasing the pages of `lower` whenever a reading exceeds it (see
-/// the module docs). Returns what `work` returned and how often the pages were released;
-/// an error when releasing them failed (the watcher then stopped releasing: `work`'s
-/// result is sound, but the limit was not kept).
-pub fn capped<R>(
-    lower: &Database,
-    limit: u64,
-    work: impl FnOnce() -> R,
-) -> (R, Result<Released, DbError>) {
-    let done = AtomicBool::new(false);
-    let times = AtomicU64::new(0);
-    let failed: Mutex<Option<DbError>> = Mutex::new(None);
-    let result = std::thread::scope(|s| {
-        let watcher = s.spawn(|| {
-            while !done.load(Ordering::Acquire) {
-                if resident_bytes().is_some_and(|r| r > limit) {
-                    if let Err(e) = lower.release_pages() {
-                        if let Ok(mut f) = failed.lock() {
-                            *f = Some(e);
-                        }
-                        return;
-                    }
-                    times.fetch_add(1, Ordering::Relaxed);
-                }
-                std::thread::park_timeout(INTERVAL);
+impl<'a> Cap<'a> {
+    /// A cap of `limit` bytes on the resident set, kept by releasing `lower`'s pages.
+    pub fn new(lower: &'a Database, limit: u64) -> Cap<'a> {
+        Cap {
+            lower,
+            limit,
+            gate: RwLock::new(()),
+            start: Instant::now(),
+            due: AtomicU64::new(0),
+            releases: AtomicU64::new(0),
+            releasing: AtomicU64::new(0),
+            failed: OnceLock::new(),
+        }
+    }
+
+    /// Called by each worker thread between pieces of work: waits while a release is in
+    /// progress; every [`INTERVAL`], in one thread, reads the resident set and, above the
+    /// limit, releases the lower levels' pages, the other threads waiting.
+    pub fn checkpoint(&self) {
+        drop(self.gate.read().unwrap_or_else(PoisonError::into_inner));
+        let now = self.start.elapsed().as_micros() as u64;
+        let due = self.due.load(Ordering::Relaxed);
+        let next = now + INTERVAL.as_micros() as u64;
+        if now < due
+            || self.failed.get().is_some()
+            || self
+                .due
+                .compare_exchange(due, next, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        match resident_bytes() {
+            Some(r) if r > self.limit => {}
+            _ => return,
+        }
+        let _released = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+        let t0 = Instant::now();
+        match self.lower.release_pages() {
+            Ok(()) => {
+                self.releases.fetch_add(1, Ordering::Relaxed);
+                let us = t0.elapsed().as_micros() as u64;
+                self.releasing.fetch_add(us, Ordering::Relaxed);
             }
-        });
-        let result = work();
-        done.store(true, Ordering::Release);
-        watcher.thread().unpark();
-        result
-    });
-    let failed = failed.into_inner().ok().flatten();
-    let released = match failed {
-        Some(e) => Err(e),
-        None => Ok(Released {
-            times: times.into_inner(),
-        }),
-    };
-    (result, released)
+            Err(e) => {
+                let _ = self.failed.set(e);
+            }
+        }
+    }
+
+    /// What the cap did, or the error of the release that failed (the build's values are
+    /// sound, but the limit was not kept from then on).
+    pub fn finish(self) -> Result<Released, DbError> {
+        match self.failed.into_inner() {
+            Some(e) => Err(e),
+            None => Ok(Released {
+                times: self.releases.into_inner(),
+                secs: self.releasing.into_inner() as f64 / 1e6,
+            }),
+        }
+    }
+}
+
+/// What a [`Cap`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Released {
+    /// How often it released the lower levels' pages.
+    pub times: u64,
+    /// Seconds it spent releasing them, the other threads waiting.
+    pub secs: f64,
 }
 
 #[cfg(test)]
@@ -121,10 +172,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn headroom_is_a_sixteenth_and_at_least_64_mib() {
+    fn headroom_is_a_sixteenth_and_at_least_128_mib() {
         assert_eq!(headroom(16 << 30), 1 << 30);
-        assert_eq!(headroom(512 << 20), 64 << 20);
-        assert_eq!(headroom(0), 64 << 20);
+        assert_eq!(headroom(1 << 30), 128 << 20);
+        assert_eq!(headroom(0), 128 << 20);
     }
 
     /// The resident set counts memory as it is touched.
@@ -136,5 +187,43 @@ mod tests {
         let after = resident_bytes().unwrap();
         assert!(after >= before + (48 << 20), "{before} -> {after}");
         assert_eq!(v.iter().map(|&x| u64::from(x)).sum::<u64>(), 64 << 20);
+    }
+
+    /// Below its limit a cap releases nothing; above it (a limit of one byte) it releases
+    /// at the first checkpoint and then at most once an interval, and the levels read the
+    /// same afterwards.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_cap_releases_only_above_its_limit_and_once_an_interval() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = solver::Rules::kalah(3, 3).unwrap();
+        let game = solver::Game::new(rules);
+        for k in 0..=8u32 {
+            let lower = Database::open_up_to(dir.path(), &rules, k.saturating_sub(1)).unwrap();
+            let v = solver::gen::build_level(
+                &game,
+                k,
+                solver::gen::Lower::Probe(&lower),
+                None,
+                &|_| {},
+            )
+            .unwrap();
+            db_format::write_level(dir.path(), &rules.db_key(), k, &v).unwrap();
+        }
+        let db = Database::open(dir.path(), &rules).unwrap();
+        let before: Vec<i8> = db.level(8).unwrap().values().to_vec();
+        let high = Cap::new(&db, u64::MAX);
+        for _ in 0..10 {
+            high.checkpoint();
+        }
+        assert_eq!(high.finish().unwrap().times, 0);
+        let low = Cap::new(&db, 1);
+        low.checkpoint();
+        low.checkpoint();
+        assert_eq!(low.releases.load(Ordering::Relaxed), 1);
+        std::thread::sleep(INTERVAL * 2);
+        low.checkpoint();
+        assert_eq!(low.finish().unwrap().times, 2);
+        assert_eq!(db.level(8).unwrap().values(), &before[..]);
     }
 }

@@ -167,6 +167,21 @@ fn a_merged_level_left_behind_is_moved_into_place() {
         "{text}"
     );
     assert_same_levels(whole.path(), d);
+    // A parts' directory holding only a torn part (killed in its first part): the level,
+    // which the default budget holds, is built in one piece.
+    fs::remove_file(d.join(LEVEL10)).unwrap();
+    fs::create_dir(parts_dir(d)).unwrap();
+    fs::write(
+        parts_dir(d).join(format!("{LEVEL10}.shard-0-of-3.tmp")),
+        b"torn",
+    )
+    .unwrap();
+    let text = built(d, 4, 10, &[]);
+    assert!(
+        text.contains(&format!("level  10:         19448 positions  {LEVEL10}")),
+        "{text}"
+    );
+    assert_same_levels(whole.path(), d);
 }
 
 /// The parts on disk fix their level's plan: a rerun whose budget holds them resumes them

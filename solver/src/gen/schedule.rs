@@ -35,14 +35,18 @@ impl Level<'_> {
             let mut scratch = (Vec::new(), Vec::new(), 0..0);
             loop {
                 let i = next.fetch_add(1, Relaxed);
-                let Some((run, n)) = batches.get(i) else {
+                let Some((run, _)) = batches.get(i) else {
                     break;
                 };
                 for &(p, q) in &pairs[run.clone()] {
                     let (a, b, _) = tiles[p as usize];
                     let (c, d, _) = tiles[q as usize];
+                    // After each pair (at most 2·TILE² boards, a millisecond or so): a
+                    // caller that keeps its memory under a budget acts on it there.
+                    let done = pair_boards(&tiles, p, q);
                     if let Some(kern) = &kernel {
                         kern.pair(self, tl, a..b, c..d, &mut scratch);
+                        progress(done);
                         continue;
                     }
                     if p == q {
@@ -62,8 +66,8 @@ impl Level<'_> {
                             }
                         }
                     }
+                    progress(done);
                 }
-                progress(*n);
             }
         });
     }
@@ -103,6 +107,19 @@ fn tile_pairs(first: &[usize], k: usize) -> (Vec<(usize, usize, usize)>, Vec<(u3
     (tiles, pairs)
 }
 
+/// The boards the tile pair `{p, q}` of `tiles` evaluates: `(x, y)` and `(y, x)` for each
+/// row `x` of `p` and `y` of `q`, once each when `p = q`.
+fn pair_boards(tiles: &[(usize, usize, usize)], p: u32, q: u32) -> u64 {
+    let (a, b, _) = tiles[p as usize];
+    let (c, d, _) = tiles[q as usize];
+    let n = ((b - a) * (d - c)) as u64;
+    if p == q {
+        n
+    } else {
+        2 * n
+    }
+}
+
 /// The work items of `pairs` (of `tiles`) and the boards each evaluates, in the order the
 /// threads take them.
 fn batches(
@@ -110,16 +127,7 @@ fn batches(
     pairs: &[(u32, u32)],
     k: usize,
 ) -> Vec<(Range<usize>, u64)> {
-    let size = |&(p, q): &(u32, u32)| {
-        let (a, b, _) = tiles[p as usize];
-        let (c, d, _) = tiles[q as usize];
-        let n = ((b - a) * (d - c)) as u64;
-        if p == q {
-            n
-        } else {
-            2 * n
-        }
-    };
+    let size = |&(p, q): &(u32, u32)| pair_boards(tiles, p, q);
     // Work items: runs of the consecutive pairs of one `q` (the thread keeps `q`'s
     // moves across a run). A same-level move keeps both rows' sums, so only runs of
     // the same split of the seeds between the rows depend on each other, each on the

@@ -317,7 +317,7 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
                 first.k, last.k
             );
             for plan in &parted {
-                parts::write_plan(&mut out, plan);
+                parts::write_plan(&mut out, plan, budget);
             }
         }
     }
@@ -424,8 +424,7 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
             );
         }
         // A level whose parts' directory holds parts resumes them, whatever its plan.
-        let resume = parts::parts_dir(&a.out, &key, k).exists();
-        if plan.in_parts() || resume {
+        if plan.in_parts() || parts::resumable(&a.out, &key, k)? {
             build.level_in_parts(plan, budget, a.parts, &mut out)?;
         } else {
             let line = build.level_whole(k)?;
