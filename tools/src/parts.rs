@@ -451,6 +451,9 @@ impl Build<'_> {
         let bar = level_bar(k, count);
         let t0 = Instant::now();
         let cap = self.cap.map(|limit| resident::Cap::new(lower, limit));
+        if let Some(cap) = &cap {
+            cap.make_room(build_memory(pits, k, splits)?);
+        }
         let progress = |n| {
             bar.inc(n);
             if let Some(cap) = &cap {

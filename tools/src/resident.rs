@@ -27,7 +27,10 @@
 //! level file is never modified while mapped. The builder's own arrays (the boards being
 //! built, the rows' table) are not file pages and are never released: the plan keeps them
 //! within half the budget ([`crate::parts`]), so that releasing the lower levels' pages
-//! always brings the process well under its limit.
+//! always brings the process well under its limit. Before a build allocates them,
+//! [`Cap::make_room`] releases the lower levels' pages if they and the new arrays would
+//! not fit together (a level or part starts with the pages the previous part left mapped,
+//! and with the small levels mapped whole when they were opened).
 //!
 //! Why the threads wait: a first version released the pages from a thread of its own
 //! while the workers went on. Zapping a few hundred MiB of mappings took 100 to 250 ms on
@@ -110,6 +113,39 @@ impl<'a> Cap<'a> {
         }
     }
 
+    /// Before the build allocates `bytes` (its boards and rows' table, which it fills
+    /// before its first checkpoint): releases the lower levels' pages if the resident set
+    /// and those bytes together would pass the limit. Without it, the lower levels' pages
+    /// a previous part left mapped, or those mapped up front when the levels were opened,
+    /// and the new part's arrays passed a 1 GiB budget by 78 MiB (results/db.md, "Levels
+    /// in parts").
+    pub fn make_room(&self, bytes: u64) {
+        match resident_bytes() {
+            Some(r) if r.saturating_add(bytes) > self.limit => self.release(),
+            _ => {}
+        }
+    }
+
+    /// Releases the lower levels' pages, the threads that reach a checkpoint meanwhile
+    /// waiting.
+    fn release(&self) {
+        if self.failed.get().is_some() {
+            return;
+        }
+        let _released = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+        let t0 = Instant::now();
+        match self.lower.release_pages() {
+            Ok(()) => {
+                self.releases.fetch_add(1, Ordering::Relaxed);
+                let us = t0.elapsed().as_micros() as u64;
+                self.releasing.fetch_add(us, Ordering::Relaxed);
+            }
+            Err(e) => {
+                let _ = self.failed.set(e);
+            }
+        }
+    }
+
     /// Called by each worker thread between pieces of work: waits while a release is in
     /// progress; every [`INTERVAL`], in one thread, reads the resident set and, above the
     /// limit, releases the lower levels' pages, the other threads waiting.
@@ -128,20 +164,8 @@ impl<'a> Cap<'a> {
             return;
         }
         match resident_bytes() {
-            Some(r) if r > self.limit => {}
-            _ => return,
-        }
-        let _released = self.gate.write().unwrap_or_else(PoisonError::into_inner);
-        let t0 = Instant::now();
-        match self.lower.release_pages() {
-            Ok(()) => {
-                self.releases.fetch_add(1, Ordering::Relaxed);
-                let us = t0.elapsed().as_micros() as u64;
-                self.releasing.fetch_add(us, Ordering::Relaxed);
-            }
-            Err(e) => {
-                let _ = self.failed.set(e);
-            }
+            Some(r) if r > self.limit => self.release(),
+            _ => {}
         }
     }
 
@@ -190,8 +214,8 @@ mod tests {
     }
 
     /// Below its limit a cap releases nothing; above it (a limit of one byte) it releases
-    /// at the first checkpoint and then at most once an interval, and the levels read the
-    /// same afterwards.
+    /// at the first checkpoint and then at most once an interval, and to make room; and the
+    /// levels read the same afterwards.
     #[cfg(target_os = "linux")]
     #[test]
     fn a_cap_releases_only_above_its_limit_and_once_an_interval() {
@@ -223,7 +247,12 @@ mod tests {
         assert_eq!(low.releases.load(Ordering::Relaxed), 1);
         std::thread::sleep(INTERVAL * 2);
         low.checkpoint();
-        assert_eq!(low.finish().unwrap().times, 2);
+        assert_eq!(low.releases.load(Ordering::Relaxed), 2);
+        low.make_room(0);
+        assert_eq!(low.finish().unwrap().times, 3);
+        let roomy = Cap::new(&db, 1 << 60);
+        roomy.make_room(1 << 40);
+        assert_eq!(roomy.finish().unwrap().times, 0);
         assert_eq!(db.level(8).unwrap().values(), &before[..]);
     }
 }
