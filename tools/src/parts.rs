@@ -450,9 +450,17 @@ impl Build<'_> {
         };
         let bar = level_bar(k, count);
         let t0 = Instant::now();
-        let cap = self.cap.map(|limit| resident::Cap::new(lower, limit));
+        // A cap only where the build, the lower levels and what is resident now could
+        // pass the limit: its checkpoints cost a reading of the resident set each.
+        let need = build_memory(pits, k, splits)?;
+        let lower_bytes: u64 = (0..k).map(|j| level_size(2 * pits, j)).sum();
+        let now = resident::resident_bytes().unwrap_or(0);
+        let cap = self
+            .cap
+            .filter(|&limit| now.saturating_add(need).saturating_add(lower_bytes) > limit)
+            .map(|limit| resident::Cap::new(lower, limit));
         if let Some(cap) = &cap {
-            cap.make_room(build_memory(pits, k, splits)?);
+            cap.make_room(need);
         }
         let progress = |n| {
             bar.inc(n);

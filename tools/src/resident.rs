@@ -35,11 +35,16 @@
 //! Why the threads wait: a first version released the pages from a thread of its own
 //! while the workers went on. Zapping a few hundred MiB of mappings took 100 to 250 ms on
 //! this project's 2-core machine, during which the workers mapped pages again about as
-//! fast (some 4 GB/s: a fault maps the 16 pages around it), so the resident set fell
-//! little, and when that thread was late it passed a 1 GiB budget by 600 MiB (level 26,
-//! results/db.md, "Levels in parts"). With the workers waiting, the release is complete
-//! and the resident set passes the limit by at most what the threads map in one
-//! [`INTERVAL`] and one tile pair.
+//! fast, so the resident set fell little, and when that thread was late it passed a
+//! 1 GiB budget by 600 MiB (level 26, results/db.md, "Levels in parts"). With the workers
+//! waiting, the release is complete (a few milliseconds) and the resident set passes the
+//! limit by at most what the threads map in one [`INTERVAL`] and one tile pair.
+//!
+//! What it costs: right after a release the threads map the pages they read again, fast
+//! (see [`INTERVAL`]), so when the lower levels do not fit beside the boards being built
+//! the pages are released every few tens of milliseconds and the threads wait for a
+//! quarter of the time or more (the level lines give the releases and their seconds). A
+//! level that fits with all its lower levels is built without a cap.
 //!
 //! Where `/proc/self/statm` cannot be read (systems other than Linux) nothing is
 //! released.
@@ -51,15 +56,18 @@ use std::time::{Duration, Instant};
 use db_format::DbError;
 use solver::dbfile::Database;
 
-/// How often the resident set is read: every 2 ms of the build, by whichever worker
-/// thread reaches a checkpoint first. A reading costs a few microseconds.
-pub const INTERVAL: Duration = Duration::from_millis(2);
+/// How often the resident set is read: every half millisecond of the build, by whichever
+/// worker thread reaches a checkpoint first. A reading costs a few microseconds (1 to 2%
+/// of a thread at this rate). Right after a release the threads map pages again at some
+/// 40 MiB a millisecond (a fault maps the 16 pages around it; level 24 of 6 pits sampled
+/// every millisecond, results/db.md, "Levels in parts"): read every 2 ms, a 1 GiB budget
+/// was passed by 56 MiB.
+pub const INTERVAL: Duration = Duration::from_micros(500);
 
 /// The part of a budget of `budget` bytes left free below it for the pages mapped
 /// between two readings of the resident set and during the tile pair a thread finishes
-/// while another releases: a sixteenth of the budget, at least 128 MiB. The threads map
-/// pages again at up to some 4 GB/s right after a release, a few MiB a millisecond; with
-/// 64 MiB a 1 GiB budget was passed by 4 MiB (results/db.md, "Levels in parts").
+/// while another releases (a millisecond or so, at up to 40 MiB a millisecond: see
+/// [`INTERVAL`]): a sixteenth of the budget, at least 128 MiB.
 pub fn headroom(budget: u64) -> u64 {
     (budget / 16).max(128 << 20)
 }
