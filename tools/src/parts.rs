@@ -95,18 +95,20 @@ pub fn mib(bytes: u64) -> u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
     bytes: u64,
+    /// The worker threads of the build (the headroom below the budget grows with them).
+    threads: usize,
 }
 
 impl Budget {
     /// `gib` GiB (2^30 bytes), or the default: [`DEFAULT_BUDGET`], or half the machine's
-    /// memory if that is less.
-    pub fn new(gib: Option<f64>) -> Budget {
+    /// memory if that is less; for a build on `threads` worker threads.
+    pub fn new(gib: Option<f64>, threads: usize) -> Budget {
         let bytes = match gib {
             // Not above 2^64 bytes: `parse_gib` caps the option far below.
             Some(g) => (g * f64::from(1u32 << 30)) as u64,
             None => mem_total().map_or(DEFAULT_BUDGET, |t| (t / 2).min(DEFAULT_BUDGET)),
         };
-        Budget { bytes }
+        Budget { bytes, threads }
     }
 
     /// The budget in bytes.
@@ -123,7 +125,8 @@ impl Budget {
     /// The resident set at which the lower levels' pages are released: the budget less
     /// [`resident::headroom`].
     pub fn resident_limit(&self) -> u64 {
-        self.bytes.saturating_sub(resident::headroom(self.bytes))
+        self.bytes
+            .saturating_sub(resident::headroom(self.bytes, self.threads))
     }
 }
 
@@ -723,7 +726,7 @@ mod tests {
     const GIB: u64 = 1 << 30;
 
     fn budget(gib: f64) -> Budget {
-        Budget::new(Some(gib))
+        Budget::new(Some(gib), 2)
     }
 
     /// With the default budget on a machine of 24 GiB (11 GiB), 6-pit levels up to 31 are
@@ -804,8 +807,12 @@ mod tests {
         assert!(parse_gib("NaN").is_err());
         assert!(parse_gib("2e9").is_err());
         assert_eq!(budget(0.5).bytes(), GIB / 2);
-        assert_eq!(budget(1.0).resident_limit(), GIB - (128 << 20));
+        assert_eq!(budget(1.0).resident_limit(), GIB - (192 << 20));
         assert_eq!(budget(32.0).resident_limit(), 30 * GIB);
+        assert_eq!(
+            Budget::new(Some(11.0), 8).resident_limit(),
+            11 * GIB - (704 << 20)
+        );
     }
 
     /// A scan removes the level's `.tmp` files only, and lists its parts and its merged

@@ -38,7 +38,8 @@
 //! fast, so the resident set fell little, and when that thread was late it passed a
 //! 1 GiB budget by 600 MiB (level 26, results/db.md, "Levels in parts"). With the workers
 //! waiting, the release is complete (a few milliseconds) and the resident set passes the
-//! limit by at most what the threads map in one [`INTERVAL`] and one tile pair.
+//! limit by at most what the threads map in one [`INTERVAL`] and one tile pair
+//! ([`headroom`]).
 //!
 //! What it costs: right after a release the threads map the pages they read again, fast
 //! (see [`INTERVAL`]), so when the lower levels do not fit beside the boards being built
@@ -58,18 +59,21 @@ use solver::dbfile::Database;
 
 /// How often the resident set is read: every half millisecond of the build, by whichever
 /// worker thread reaches a checkpoint first. A reading costs a few microseconds (1 to 2%
-/// of a thread at this rate). Right after a release the threads map pages again at some
-/// 40 MiB a millisecond (a fault maps the 16 pages around it; level 24 of 6 pits sampled
-/// every millisecond, results/db.md, "Levels in parts"): read every 2 ms, a 1 GiB budget
-/// was passed by 56 MiB.
+/// of a thread at this rate). Read every 2 ms, a 1 GiB budget was passed by 56 MiB (see
+/// [`headroom`]).
 pub const INTERVAL: Duration = Duration::from_micros(500);
 
-/// The part of a budget of `budget` bytes left free below it for the pages mapped
-/// between two readings of the resident set and during the tile pair a thread finishes
-/// while another releases (a millisecond or so, at up to 40 MiB a millisecond: see
-/// [`INTERVAL`]): a sixteenth of the budget, at least 128 MiB.
-pub fn headroom(budget: u64) -> u64 {
-    (budget / 16).max(128 << 20)
+/// The part of a budget of `budget` bytes left free below it for the pages that
+/// `threads` worker threads map between two readings of the resident set and during the
+/// tile pair each finishes meanwhile: 64 MiB a thread and 64 MiB more, or a sixteenth of
+/// the budget if that is more. Right after a release the threads map pages again at some
+/// 40 MiB a millisecond (two threads: a fault maps the 16 pages around it), and a thread
+/// reaches its next checkpoint within a tile pair (about 1.5 ms at 6 M boards a second);
+/// with 128 MiB for two threads a 1 GiB budget was passed by 3 MiB (level 26 of 6 pits,
+/// results/db.md, "Levels in parts").
+pub fn headroom(budget: u64, threads: usize) -> u64 {
+    let per_thread = (threads as u64 + 1).saturating_mul(64 << 20);
+    (budget / 16).max(per_thread)
 }
 
 /// This process's resident set in bytes (`/proc/self/statm`: its second field, in pages),
@@ -204,10 +208,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn headroom_is_a_sixteenth_and_at_least_128_mib() {
-        assert_eq!(headroom(16 << 30), 1 << 30);
-        assert_eq!(headroom(1 << 30), 128 << 20);
-        assert_eq!(headroom(0), 128 << 20);
+    fn headroom_is_64_mib_a_thread_and_more_or_a_sixteenth() {
+        assert_eq!(headroom(16 << 30, 2), 1 << 30);
+        assert_eq!(headroom(1 << 30, 2), 192 << 20);
+        assert_eq!(headroom(1 << 30, 16), 1088 << 20);
+        assert_eq!(headroom(0, 1), 128 << 20);
     }
 
     /// The resident set counts memory as it is touched.

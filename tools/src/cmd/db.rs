@@ -213,7 +213,7 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         None => (0..=a.max_seeds).collect(),
     };
     let pits = usize::from(key.pits);
-    let budget = Budget::new(a.memory_gb);
+    let budget = Budget::new(a.memory_gb, pool.current_num_threads());
     // The plan of each level to build: its parts (one: the whole level, or the shard).
     // From the top down: the top level needs the largest budget, and a refusal names it.
     let mut plans: BTreeMap<u32, LevelPlan> = BTreeMap::new();
