@@ -42,10 +42,11 @@
 //! ([`headroom`]).
 //!
 //! What it costs: right after a release the threads map the pages they read again, fast
-//! (see [`INTERVAL`]), so when the lower levels do not fit beside the boards being built
-//! the pages are released every few tens of milliseconds and the threads wait for a
-//! quarter of the time or more (the level lines give the releases and their seconds). A
-//! level that fits with all its lower levels is built without a cap.
+//! (see [`headroom`]), so when the lower levels do not fit beside the boards being built
+//! the pages are released every 10 ms or so and the threads wait a fifth to a third of
+//! the time (levels 24 to 26 under a 1 GiB budget, results/db.md, "Levels in parts"; the
+//! level lines give the releases and their seconds). A level that fits with all its lower
+//! levels is built without a cap.
 //!
 //! Where `/proc/self/statm` cannot be read (systems other than Linux) nothing is
 //! released.
@@ -127,10 +128,10 @@ impl<'a> Cap<'a> {
 
     /// Before the build allocates `bytes` (its boards and rows' table, which it fills
     /// before its first checkpoint): releases the lower levels' pages if the resident set
-    /// and those bytes together would pass the limit. Without it, the lower levels' pages
-    /// a previous part left mapped, or those mapped up front when the levels were opened,
-    /// and the new part's arrays passed a 1 GiB budget by 78 MiB (results/db.md, "Levels
-    /// in parts").
+    /// and those bytes together would pass the limit. Otherwise the new arrays would come
+    /// on top of the lower levels' pages that the previous part left mapped, or that were
+    /// mapped whole when the levels were opened (`Database::open_up_to` maps the levels of
+    /// up to 256 MiB that way), with no checkpoint before they are filled.
     pub fn make_room(&self, bytes: u64) {
         match resident_bytes() {
             Some(r) if r.saturating_add(bytes) > self.limit => self.release(),
