@@ -285,12 +285,16 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         (None, Some(p)) if p.in_parts() => format!("a part of level {top_k}"),
         (None, _) => format!("level {top_k}"),
     };
-    let _ = writeln!(
-        out,
-        "memory: {} MiB for {what} in memory, {} MiB of lower levels read through maps",
-        mib(top),
-        mib(lower_bytes)
-    );
+    if plans.is_empty() {
+        let _ = writeln!(out, "memory: none, every level is present");
+    } else {
+        let _ = writeln!(
+            out,
+            "memory: {} MiB for {what} in memory, {} MiB of lower levels read through maps",
+            mib(top),
+            mib(lower_bytes)
+        );
+    }
     let parted: Vec<&LevelPlan> = plans.values().filter(|p| p.in_parts()).collect();
     if a.shard.is_none() {
         let _ = writeln!(
