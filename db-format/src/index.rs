@@ -431,6 +431,49 @@ mod tests {
         assert_eq!(r.rank(&out), r.count() - 1);
     }
 
+    /// The ranks around `2^31` and `2^32` of level 32 of 6 pits (5,752,004,349 boards, the
+    /// first 6-pit level past `u32::MAX`): each unranks to a board of 32 seeds that ranks
+    /// back to it, the formula of FORMAT.md summed term by term with [`checked_binomial`]
+    /// (not the ranker's table) agrees, and the next rank is the next board in rank order.
+    #[test]
+    fn ranks_past_32_bits_round_trip() {
+        let r = Ranker::new(12, 32).unwrap();
+        assert_eq!(r.count(), 5_752_004_349);
+        assert!(r.count() > 1 << 32);
+        let around = |x: u64| [x - 2, x - 1, x, x + 1, x + 2];
+        let ranks = around(1 << 31)
+            .into_iter()
+            .chain(around(1 << 32))
+            .chain([r.count() - 2, r.count() - 1]);
+        let mut out = [0u8; 12];
+        let mut next = [0u8; 12];
+        for rank in ranks {
+            r.unrank(rank, &mut out);
+            assert_eq!(out.iter().map(|&c| u32::from(c)).sum::<u32>(), 32, "{rank}");
+            assert_eq!(r.rank(&out), rank);
+            let (mut bar, mut formula) = (0u64, 0u64);
+            for (j, &c) in out[..11].iter().enumerate() {
+                bar += u64::from(c);
+                formula += checked_binomial(bar + j as u64, j as u64 + 1).unwrap();
+            }
+            assert_eq!(formula, rank, "{out:?}");
+            next.copy_from_slice(&out);
+            if next_in_rank_order(&mut next) {
+                assert_eq!(r.rank(&next), rank + 1, "{out:?} -> {next:?}");
+            } else {
+                assert_eq!(rank, r.count() - 1);
+            }
+        }
+        // Two boards worked by hand: all 32 seeds in the opponent's last pit is rank 0,
+        // and in the mover's first pit the last rank, C(43, 11) - 1.
+        let mut last = [0u8; 12];
+        last[0] = 32;
+        assert_eq!(r.rank(&last), binomial(43, 11) - 1);
+        let mut first = [0u8; 12];
+        first[11] = 32;
+        assert_eq!(r.rank(&first), 0);
+    }
+
     proptest! {
         #[test]
         fn rank_unrank_round_trip_12_cells(

@@ -681,6 +681,56 @@ pub fn merge_shards(dir: &Path, keep: bool, format: Format) -> Result<Vec<PathBu
     Ok(written)
 }
 
+/// Checks the shard file `spec` of level (`rules`, `seeds`) in `dir`, as [`merge_shards`]
+/// checks it before merging: magic, version, that it is that shard of that level
+/// (rules, seeds, index, count, the splits of [`ShardSpec::splits`] and their entry
+/// count), its length, every value's range and its checksum. Reads the whole file (by
+/// `read`, not a map: it adds nothing to the resident set). For a build that resumes: a
+/// shard that passes is the one its writer wrote and renamed into place.
+pub fn verify_shard(
+    dir: &Path,
+    rules: &RulesKey,
+    seeds: u32,
+    spec: ShardSpec,
+) -> Result<ShardHeader, DbError> {
+    let level_name = file_name(rules, seeds);
+    let mut shard = ShardReader::open(dir, &level_name, spec)?;
+    let bad = |what: String| DbError::Corrupted {
+        path: shard.path.clone(),
+        what,
+    };
+    if (shard.head.rules, u32::from(shard.head.seeds)) != (*rules, seeds) {
+        return Err(bad(format!(
+            "shard of level {} of [{}], not of level {seeds} of [{rules}]",
+            shard.head.seeds, shard.head.rules
+        )));
+    }
+    let pits = usize::from(rules.pits);
+    let want = spec.splits(pits, seeds)?;
+    if shard.head.splits != want {
+        return Err(bad(format!(
+            "holds the splits {:#x} but shard {}/{} of level {seeds} holds {want:#x}",
+            shard.head.splits, spec.index, spec.count
+        )));
+    }
+    let entries = splits_size(pits, seeds, want)?;
+    if shard.head.entries != entries {
+        return Err(bad(format!(
+            "header gives {} entries but its splits hold {entries}",
+            shard.head.entries
+        )));
+    }
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = entries;
+    while left > 0 {
+        let n = left.min(buf.len() as u64) as usize;
+        shard.read(&mut buf[..n], seeds)?;
+        left -= n as u64;
+    }
+    shard.finish()?;
+    Ok(shard.head)
+}
+
 /// Splits `<level>.shard-I-of-N` into the level file name and the shard.
 pub fn parse_shard_name(name: &str) -> Option<(&str, ShardSpec)> {
     let (level, rest) = name.rsplit_once(".shard-")?;
@@ -724,6 +774,88 @@ mod tests {
                 assert_eq!(rank, r.count(), "m={pits} k={seeds}");
             }
         }
+    }
+
+    /// The entries before `rank` in level `seeds` (`pits` a side) that lie in the splits
+    /// `mask`, from the blocks (`None` when `rank` is past the level): where the board of
+    /// `rank` lies in a shard of those splits, if it is in one.
+    fn offset_in(pits: usize, seeds: u32, mask: u64, rank: u64) -> Option<u64> {
+        let (mut at, mut kept) = (0u64, 0u64);
+        for (row, len) in Blocks::new(pits, seeds).unwrap() {
+            let in_mask = mask >> split_of(seeds, row) & 1 == 1;
+            if rank < at + len {
+                return Some(kept + if in_mask { rank - at } else { 0 });
+            }
+            at += len;
+            if in_mask {
+                kept += len;
+            }
+        }
+        None
+    }
+
+    /// Level 32 of 6 pits, past `u32::MAX` boards: the blocks around ranks `2^31` and
+    /// `2^32` hold the boards of their opponent's row (unranked), and the offsets of a
+    /// board in the shards of two complementary sets of splits add up to its rank, with
+    /// offsets past `2^32` in the larger set (every split but 0).
+    #[test]
+    fn blocks_and_shard_offsets_past_32_bits() {
+        let (pits, seeds) = (6, 32);
+        let r = Ranker::new(12, seeds).unwrap();
+        let all = (1u64 << split_count(seeds)) - 1;
+        let targets: Vec<u64> = [1u64 << 31, 1 << 32]
+            .iter()
+            .flat_map(|&x| [x - 1, x, x + 1])
+            .collect();
+        let mut c = [0u8; 12];
+        let mut at = 0u64;
+        let mut seen = 0;
+        for (row, len) in Blocks::new(pits, seeds).unwrap() {
+            for &t in targets.iter().filter(|&&t| at <= t && t < at + len) {
+                seen += 1;
+                r.unrank(t, &mut c);
+                let opp = c[pits..].to_vec();
+                assert_eq!(opp.iter().map(|&x| u32::from(x)).sum::<u32>(), row);
+                r.unrank(at, &mut c);
+                assert_eq!(c[pits..], opp[..], "block start of rank {t}");
+                r.unrank(at + len - 1, &mut c);
+                assert_eq!(c[pits..], opp[..], "block end of rank {t}");
+            }
+            at += len;
+        }
+        assert_eq!((seen, at), (targets.len(), r.count()));
+        let big = all & !1;
+        let big_len = splits_size(pits, seeds, big).unwrap();
+        assert!(big_len > 1 << 32, "{big_len}");
+        let mut past = 0;
+        for rank in targets
+            .iter()
+            .copied()
+            .chain([big_len - 1, big_len, r.count() - 1])
+        {
+            let a = offset_in(pits, seeds, big, rank).unwrap();
+            let b = offset_in(pits, seeds, 1, rank).unwrap();
+            assert_eq!(a + b, rank, "rank {rank}");
+            r.unrank(rank, &mut c);
+            let mover: u32 = c[..pits].iter().map(|&x| u32::from(x)).sum();
+            let (mine, len) = if split_of(seeds, mover) == 0 {
+                (b, splits_size(pits, seeds, 1).unwrap())
+            } else {
+                (a, big_len)
+            };
+            assert!(mine < len, "rank {rank}: offset {mine} of {len}");
+            past += usize::from(a > 1 << 32);
+        }
+        assert!(past >= 2, "no offset past 2^32");
+        assert_eq!(offset_in(pits, seeds, all, r.count()), None);
+        // The two shards of 2 split the level, each under 2^32 entries.
+        let parts = partition(pits, seeds, 2).unwrap();
+        let sizes: Vec<u64> = parts
+            .iter()
+            .map(|&m| splits_size(pits, seeds, m).unwrap())
+            .collect();
+        assert_eq!(sizes.iter().sum::<u64>(), r.count());
+        assert!(sizes.iter().all(|&n| n > 1 << 31), "{sizes:?}");
     }
 
     /// All splits take the whole level; each shard's splits take as many entries as they
@@ -780,6 +912,49 @@ mod tests {
             }
         }
         assert!(partition(6, 128, 2).is_err());
+    }
+
+    /// A shard as written passes; a flipped byte, a shorter file, a value out of range
+    /// under a matching checksum, or the file of another shard under its name does not.
+    #[test]
+    fn verify_shard_passes_what_was_written_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = RulesKey::standard(3);
+        let (seeds, spec) = (8, ShardSpec { index: 1, count: 3 });
+        let n = splits_size(3, seeds, spec.splits(3, seeds).unwrap()).unwrap();
+        let values: Vec<i8> = (0..n).map(|i| (i % 17) as i8 - 8).collect();
+        let path = write_shard(dir.path(), &key, seeds, spec, &values).unwrap();
+        let head = verify_shard(dir.path(), &key, seeds, spec).unwrap();
+        assert_eq!((head.spec, head.entries), (spec, n));
+        let good = fs::read(&path).unwrap();
+        let refused = |bytes: &[u8]| {
+            fs::write(&path, bytes).unwrap();
+            verify_shard(dir.path(), &key, seeds, spec).unwrap_err()
+        };
+        let mut b = good.clone();
+        b[SHARD_HEADER_LEN + 5] ^= 1;
+        assert!(matches!(refused(&b), DbError::ChecksumMismatch { .. }));
+        assert!(matches!(
+            refused(&good[..good.len() - 1]),
+            DbError::LengthMismatch { .. }
+        ));
+        let mut b = good.clone();
+        b[SHARD_HEADER_LEN + 5] = 9;
+        let sum = crate::checksum::checksum(&b[SHARD_HEADER_LEN..]);
+        b[48..56].copy_from_slice(&sum.to_le_bytes());
+        let e = refused(&b);
+        assert!(e.to_string().contains("outside -8..=8"), "{e}");
+        fs::write(&path, &good).unwrap();
+        verify_shard(dir.path(), &key, seeds, spec).unwrap();
+        // Shard 1 of 3 renamed as shard 0 of 3, and shard 1 then missing.
+        let other = ShardSpec { index: 0, count: 3 };
+        fs::rename(&path, dir.path().join(shard_file_name(&key, seeds, other))).unwrap();
+        let e = verify_shard(dir.path(), &key, seeds, other).unwrap_err();
+        assert!(e.to_string().contains("the name says 0/3"), "{e}");
+        assert!(matches!(
+            verify_shard(dir.path(), &key, seeds, spec),
+            Err(DbError::Io { .. })
+        ));
     }
 
     #[test]

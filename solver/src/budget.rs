@@ -21,8 +21,19 @@ pub const MAX_ENDGAME_BOARDS: u64 = 4 << 30;
 /// Bytes of memory available to a new process, from `/proc/meminfo` (`None` elsewhere):
 /// what every table is checked against before it is allocated.
 pub fn mem_available() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+/// Bytes of memory of the machine, from `/proc/meminfo` (`None` elsewhere): what a
+/// database build's default budget is a share of.
+pub fn mem_total() -> Option<u64> {
+    meminfo("MemTotal:")
+}
+
+/// The field `name` (with its colon) of `/proc/meminfo`, in bytes.
+fn meminfo(name: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let line = text.lines().find(|l| l.starts_with(name))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }

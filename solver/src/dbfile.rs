@@ -134,6 +134,17 @@ impl Database {
         }
     }
 
+    /// Drops the process's mappings of every level's resident pages
+    /// ([`LevelFile::release_pages`]): they leave its resident set, stay in the page cache,
+    /// and are mapped again when next read. What a generator whose reads of the lower
+    /// levels would pass its memory budget does from time to time.
+    pub fn release_pages(&self) -> Result<(), DbError> {
+        for (_, file) in &self.levels {
+            file.release_pages()?;
+        }
+        Ok(())
+    }
+
     /// Looks for the damage behind values that contradict each other: [`check`](Database::check),
     /// then every level's checksum and value range, in order ([`LevelFile::verify`]; reads
     /// every file, so only for the error path). `Ok` when every file is intact.

@@ -201,14 +201,66 @@ pub enum DbCmdError {
     /// Thread pool set-up.
     #[error("cannot start the worker threads: {0}")]
     Threads(String),
+    /// A level cannot be cut into parts that fit the memory budget: one split of the seeds
+    /// between the rows, which a part holds whole, needs more than half of it.
+    #[error(
+        "level {k}: its largest split of the seeds between the rows needs {need} MiB \
+         (its boards and the rows' table), more than half of the {budget} MiB budget less \
+         256 MiB for the process (the other half holds the lower levels' pages); give \
+         --memory-gb {min_gb} or more"
+    )]
+    OverBudget {
+        /// The level.
+        k: u32,
+        /// MiB the largest split needs.
+        need: u64,
+        /// The budget, MiB.
+        budget: u64,
+        /// The smallest budget that holds it, GiB (rounded up to a tenth).
+        min_gb: String,
+    },
+    /// The parts of a level already built by an earlier run are of another plan than this
+    /// run's, which they do not fit.
+    #[error(
+        "{dir} holds level {k} as parts of {found} (from an earlier run), whose largest \
+         needs {need} MiB, more than this run allows a part ({limit} MiB); rerun with the \
+         --memory-gb (or --parts) of the run that wrote them, or delete {dir} to build the \
+         level over"
+    )]
+    OtherParts {
+        /// The parts' directory.
+        dir: String,
+        /// The level.
+        k: u32,
+        /// The parts' count on disk.
+        found: u32,
+        /// MiB their largest part needs.
+        need: u64,
+        /// MiB a part may take in this run.
+        limit: u64,
+    },
+    /// Not enough free disk for what a level's build writes.
+    #[error("level {k} needs {need} MiB of disk in {dir} ({what}) but only {free} MiB are free")]
+    NoDisk {
+        /// The level.
+        k: u32,
+        /// The directory.
+        dir: String,
+        /// What it writes.
+        what: String,
+        /// MiB needed.
+        need: u64,
+        /// MiB free.
+        free: u64,
+    },
 }
 
 impl DbCmdError {
     /// The process exit status, as [`CliError::exit_code`] gives it: 2 for an option or
     /// position the command refuses before it reads or writes a level (the pie rule, more
     /// seeds than a level holds, an `--out` that is not a directory, `--shard` with rules
-    /// that can cycle, a level too large for memory, a position the database does not
-    /// hold), 1 for what it found in the files.
+    /// that can cycle, a level too large for memory, for the budget or for the disk, a
+    /// position the database does not hold), 1 for what it found in the files.
     pub fn exit_code(&self) -> u8 {
         match self {
             DbCmdError::Pie
@@ -217,6 +269,8 @@ impl DbCmdError {
             | DbCmdError::ShardCyclic
             | DbCmdError::Rules(_)
             | DbCmdError::NoMemory { .. }
+            | DbCmdError::OverBudget { .. }
+            | DbCmdError::NoDisk { .. }
             | DbCmdError::Empty { .. }
             | DbCmdError::NotCovered { .. } => 2,
             DbCmdError::Db(_)
@@ -226,6 +280,7 @@ impl DbCmdError {
             | DbCmdError::NoLevels(_)
             | DbCmdError::VerifyFailed(..)
             | DbCmdError::Cyclic(_)
+            | DbCmdError::OtherParts { .. }
             | DbCmdError::Threads(_) => 1,
         }
     }

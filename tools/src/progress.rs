@@ -270,6 +270,21 @@ impl ListBar {
     }
 }
 
+/// A bar of `len` positions for level `k` of a database being built or verified (hidden
+/// when stderr is not a terminal).
+pub fn level_bar(k: u32, len: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "level {prefix:>3} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta}",
+    )
+    .map(|s| s.progress_chars("=> "));
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar.set_prefix(k.to_string());
+    bar
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,8 +37,8 @@ pub(super) struct FastMove {
     /// `r` after the capture (`own_row` with pit `pos` emptied), the rank part of the
     /// child, whose opponent's row that is.
     pub(super) cap_hi_at: usize,
-    /// With no seed in any store: the row index of `own_row`.
-    pub(super) row: u32,
+    /// With no seed in any store: the index of `own_row` in [`Tiling::rows`].
+    pub(super) row: usize,
     /// Seeds in `own_row` and in `opp_add`.
     pub(super) own_sum: u8,
     pub(super) add_sum: u8,
@@ -53,6 +53,10 @@ pub(super) struct FastMove {
 
 /// [`FastMove::add_t`] of a move whose sowing laps the board.
 const NO_ADD: u8 = u8::MAX;
+
+// A row index of `usize` (it was `u32`) took the padding after the byte fields: the moves
+// of a tile's rows, which a thread keeps for a run, stay 56 bytes a move.
+const _: () = assert!(std::mem::size_of::<FastMove>() == 56);
 
 /// The moves of one mover's row.
 #[derive(Clone, Copy, Default)]
@@ -256,7 +260,7 @@ impl Kernel {
                 mv.add_t = add_sum as u8;
             }
             if own == 0 && opp == 0 {
-                mv.row = tl.index(s, &own_row[..m]) as u32;
+                mv.row = tl.index(s, &own_row[..m]);
             }
             if cap != NO_CAP {
                 let mut left = own_row;
@@ -352,7 +356,7 @@ impl Kernel {
         let xr = &tl.rows[x];
         let yrs = &tl.rows[opp];
         debug_assert!(yrs.len() <= TILE);
-        let slot = |yr: &Row| &level.values[(yr.block + u64::from(xr.local)) as usize];
+        let slot = |yr: &Row| &level.values[(yr.block + xr.local) as usize];
         let mut todo = [false; TILE];
         for (t, yr) in todo.iter_mut().zip(yrs) {
             *t = slot(yr).load(Relaxed) == UNKNOWN;
@@ -452,7 +456,7 @@ impl Kernel {
     /// `yr`, if unknown.
     #[inline(always)]
     pub(super) fn evaluate(&self, level: &Level, tl: &Tiling, xr: &Row, mv: &FastMoves, yr: &Row) {
-        let slot = &level.values[(yr.block + u64::from(xr.local)) as usize];
+        let slot = &level.values[(yr.block + xr.local) as usize];
         if slot.load(Relaxed) != UNKNOWN {
             return;
         }
@@ -564,7 +568,7 @@ impl Kernel {
         let fast = &level.fast;
         if gone == 0 {
             // A same-level child: the sown row's block, at the opponent's row's rank.
-            let rank = tl.rows[f.row as usize].block + u64::from(yr.local);
+            let rank = tl.rows[f.row].block + yr.local;
             return match level.values[rank as usize].load(Relaxed) {
                 UNKNOWN => level.same_level_at(rank, &rows),
                 v => i32::from(v),

@@ -164,7 +164,7 @@ impl Level<'_> {
     #[inline]
     pub(super) fn visit(&self, own: &Row, opp: &Row) {
         let m = self.cells / 2;
-        let rank = opp.block + u64::from(own.local);
+        let rank = opp.block + own.local;
         let slot = &self.values[rank as usize];
         if slot.load(Relaxed) == UNKNOWN {
             let mut c = [0u8; 16];

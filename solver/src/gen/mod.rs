@@ -167,7 +167,9 @@ pub enum Lower<'a> {
 /// shard's payload ([`db_format::shard`]).
 ///
 /// `progress` is called from the worker threads with the number of positions just
-/// finished (in runs of tile pairs). Runs on the current rayon pool. Memory: one byte a
+/// finished, after each tile pair (at most `2·64²` boards): a caller can also pause its
+/// thread there, as `kalah db build` does to release the lower levels' pages while the
+/// threads wait. Runs on the current rayon pool. Memory: one byte a
 /// board built, plus the rows' table (about `C(k + m, m)` rows of 104 bytes and
 /// `C(k + m + 1, m + 1)` rank parts of 8).
 pub fn build_level(

@@ -35,14 +35,18 @@ impl Level<'_> {
             let mut scratch = (Vec::new(), Vec::new(), 0..0);
             loop {
                 let i = next.fetch_add(1, Relaxed);
-                let Some((run, n)) = batches.get(i) else {
+                let Some((run, _)) = batches.get(i) else {
                     break;
                 };
                 for &(p, q) in &pairs[run.clone()] {
                     let (a, b, _) = tiles[p as usize];
                     let (c, d, _) = tiles[q as usize];
+                    // After each pair (at most 2·TILE² boards, a millisecond or so): a
+                    // caller that keeps its memory under a budget acts on it there.
+                    let done = pair_boards(&tiles, p, q);
                     if let Some(kern) = &kernel {
                         kern.pair(self, tl, a..b, c..d, &mut scratch);
+                        progress(done);
                         continue;
                     }
                     if p == q {
@@ -62,8 +66,8 @@ impl Level<'_> {
                             }
                         }
                     }
+                    progress(done);
                 }
-                progress(*n);
             }
         });
     }
@@ -71,7 +75,9 @@ impl Level<'_> {
 
 /// The tiles of `first`'s rows (runs of at most [`TILE`] consecutive rows of one sum, in
 /// row order: `(first row, end, sum)`) and the unordered pairs of tiles `{p <= q}` whose
-/// sums add up to `k`, by `(q, p)`.
+/// sums add up to `k`, by `(q, p)`. Tile numbers are `u32` (the pairs are the schedule's
+/// largest list): [`super::tiling::Tiling::new`] refuses more than `u32::MAX` rows, and
+/// there are no more tiles than rows, so `as u32` below is exact.
 #[allow(clippy::type_complexity)]
 fn tile_pairs(first: &[usize], k: usize) -> (Vec<(usize, usize, usize)>, Vec<(u32, u32)>) {
     // Tiles: runs of at most TILE consecutive rows of one sum, in row order.
@@ -101,6 +107,19 @@ fn tile_pairs(first: &[usize], k: usize) -> (Vec<(usize, usize, usize)>, Vec<(u3
     (tiles, pairs)
 }
 
+/// The boards the tile pair `{p, q}` of `tiles` evaluates: `(x, y)` and `(y, x)` for each
+/// row `x` of `p` and `y` of `q`, once each when `p = q`.
+fn pair_boards(tiles: &[(usize, usize, usize)], p: u32, q: u32) -> u64 {
+    let (a, b, _) = tiles[p as usize];
+    let (c, d, _) = tiles[q as usize];
+    let n = ((b - a) * (d - c)) as u64;
+    if p == q {
+        n
+    } else {
+        2 * n
+    }
+}
+
 /// The work items of `pairs` (of `tiles`) and the boards each evaluates, in the order the
 /// threads take them.
 fn batches(
@@ -108,16 +127,7 @@ fn batches(
     pairs: &[(u32, u32)],
     k: usize,
 ) -> Vec<(Range<usize>, u64)> {
-    let size = |&(p, q): &(u32, u32)| {
-        let (a, b, _) = tiles[p as usize];
-        let (c, d, _) = tiles[q as usize];
-        let n = ((b - a) * (d - c)) as u64;
-        if p == q {
-            n
-        } else {
-            2 * n
-        }
-    };
+    let size = |&(p, q): &(u32, u32)| pair_boards(tiles, p, q);
     // Work items: runs of the consecutive pairs of one `q` (the thread keeps `q`'s
     // moves across a run). A same-level move keeps both rows' sums, so only runs of
     // the same split of the seeds between the rows depend on each other, each on the

@@ -11,12 +11,10 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use db_format::{file_name, level_size, write_level_from, DbError, Format, LevelFile, Ranker};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use solver::dbfile::{
     merge_shards, rules_from_key, shard_file_name, write_shard, Database, ShardSpec,
 };
-use solver::gen::cyclic::build_level_cyclic;
-use solver::gen::{build_level, build_memory, Lower};
+use solver::gen::build_memory;
 use solver::verify::{rederive_level, LevelCheck, Levels, Mismatch};
 use solver::{Game, Position, Probe, Rules};
 
@@ -24,6 +22,8 @@ use crate::args::{parse_threads, pie_unused, resolve, PositionArg, RulesArgs};
 use crate::error::{CliError, DbCmdError};
 use crate::lines::Lines;
 use crate::lock::BuildLock;
+use crate::parts::{self, mib, plan_level, split_list, Budget, Build, LevelPlan, Part, Why};
+use crate::progress::level_bar;
 use crate::setup::{check_db_dir, open_database};
 use solver::budget::mem_available;
 
@@ -37,7 +37,8 @@ pub struct DbArgs {
 /// The database subcommands.
 #[derive(Subcommand, Debug)]
 pub enum DbCommand {
-    /// Build levels 0..=K (skipping those already present and intact), or one shard of level K
+    /// Build levels 0..=K (skipping those already present and intact; a level larger than
+    /// the memory budget in parts, resumably), or one shard of level K
     Build(BuildArgs),
     /// Join complete sets of shard files in a directory into level files
     Merge(MergeArgs),
@@ -98,6 +99,22 @@ pub struct BuildArgs {
     /// below K must be in DIR. Join the shards with `kalah db merge`
     #[arg(long, value_name = "I/N", value_parser = ShardSpec::parse)]
     pub shard: Option<ShardSpec>,
+    /// Memory budget in GiB: the most the process keeps resident, the lower levels' pages
+    /// it reads through maps included. A level whose build does not fit half of it (less
+    /// 256 MiB for the process) is built in parts, sets of splits of the seeds between
+    /// the rows, one at a time, then merged; the plan is printed first. A killed build
+    /// rerun resumes from the parts it finished [default: 11, or half the machine's
+    /// memory if less]
+    #[arg(long, value_name = "GIB", value_parser = parts::parse_gib, conflicts_with = "shard")]
+    pub memory_gb: Option<f64>,
+    /// For tests: build every level of 2 or more splits in N parts (at most its splits),
+    /// whatever the budget
+    #[arg(long, value_name = "N", hide = true, conflicts_with = "shard",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub parts: Option<u32>,
+    /// For tests of resuming: kill the process (SIGKILL) once it has written N part files
+    #[arg(long, value_name = "N", hide = true, conflicts_with = "shard")]
+    pub kill_after_parts: Option<u32>,
     /// Leave times and speeds out of the output (for reproducible transcripts)
     #[arg(long)]
     pub no_timings: bool,
@@ -196,11 +213,6 @@ pub fn run(args: &DbArgs) -> Result<(), CliError> {
     r.map_err(CliError::from)
 }
 
-/// MiB, rounded up.
-fn mib(bytes: u64) -> u64 {
-    bytes.div_ceil(1 << 20)
-}
-
 fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     let rules = a.rules.rules()?;
     if rules.pie {
@@ -238,15 +250,49 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         Some(_) => vec![a.max_seeds],
         None => (0..=a.max_seeds).collect(),
     };
-    // Memory: the boards being built (the level, or the shard's splits) and the rows'
-    // table; lower levels are only mapped, so the page cache holds what fits of them.
     let pits = usize::from(key.pits);
-    let splits = match a.shard {
-        Some(s) => Some(s.splits(pits, a.max_seeds)?),
-        None => None,
-    };
-    let top = build_memory(pits, a.max_seeds, splits)?;
-    let lower_bytes: u64 = (0..a.max_seeds).map(|k| level_size(cells, k)).sum();
+    let budget = Budget::new(a.memory_gb, pool.current_num_threads());
+    // The plan of each level to build: its parts (one: the whole level, or the shard).
+    // From the top down: the top level needs the largest budget, and a refusal names it.
+    let mut plans: BTreeMap<u32, LevelPlan> = BTreeMap::new();
+    for &k in levels.iter().rev() {
+        let present = a.out.join(file_name(&key, k)).exists();
+        let plan = match a.shard {
+            Some(s) => {
+                let splits = s.splits(pits, k)?;
+                LevelPlan {
+                    k,
+                    parts: vec![Part {
+                        spec: s,
+                        splits,
+                        boards: db_format::shard::splits_size(pits, k, splits)?,
+                        memory: build_memory(pits, k, Some(splits))?,
+                    }],
+                    boards: level_size(cells, k),
+                    why: Why::Fits,
+                }
+            }
+            None if present => continue,
+            None => match plan_level(pits, k, rules.can_cycle(), budget, a.parts) {
+                Err(DbCmdError::OverBudget { .. }) if beyond_machine(pits, k)? => {
+                    return Err(DbCmdError::NoMemory {
+                        what: format!("level {k}"),
+                        need: mib(build_memory(pits, k, None)?),
+                        avail: mib(mem_available().unwrap_or(0)),
+                        advice: format!(
+                            "build it in more shards (--shard I/N: each holds only its \
+                             splits' boards, down to {} MiB for the largest split; `kalah db \
+                             plan` gives every shard's memory) on machines with more memory, \
+                             or build fewer seeds",
+                            mib(build_memory(pits, k, Some(largest_split(pits, k)?))?)
+                        ),
+                    });
+                }
+                plan => plan?,
+            },
+        };
+        plans.insert(k, plan);
+    }
     // The key, not the rules: a database holds every seed count, so "Kalah(6,4)" (the
     // default --seeds) would misname it.
     let _ = writeln!(
@@ -258,22 +304,65 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         a.out.display(),
         pool.current_num_threads()
     );
-    let what = match a.shard {
-        Some(s) => format!(
+    // Memory: the boards being built at once (a level, a part of one, or the shard's
+    // splits) and the rows' table; the lower levels are only mapped.
+    let (top_k, top) = plans
+        .values()
+        .map(|p| (p.k, p.largest()))
+        .max_by_key(|&(k, m)| (m, k))
+        .unwrap_or((a.max_seeds, 0));
+    let lower_bytes: u64 = (0..a.max_seeds).map(|k| level_size(cells, k)).sum();
+    let what = match (a.shard, plans.get(&top_k)) {
+        (Some(s), _) => format!(
             "shard {}/{} of level {} (splits {})",
             s.index,
             s.count,
             a.max_seeds,
-            split_list(splits.unwrap_or(0))
+            split_list(s.splits(pits, a.max_seeds)?)
         ),
-        None => format!("level {}", a.max_seeds),
+        (None, Some(p)) if p.in_parts() => format!("a part of level {top_k}"),
+        (None, _) => format!("level {top_k}"),
     };
-    let _ = writeln!(
-        out,
-        "memory: {} MiB for {what} in memory, {} MiB of lower levels read through maps",
-        mib(top),
-        mib(lower_bytes)
-    );
+    if plans.is_empty() {
+        let _ = writeln!(out, "memory: none, every level is present");
+    } else {
+        let _ = writeln!(
+            out,
+            "memory: {} MiB for {what} in memory, {} MiB of lower levels read through maps",
+            mib(top),
+            mib(lower_bytes)
+        );
+    }
+    let parted: Vec<&LevelPlan> = plans.values().filter(|p| p.in_parts()).collect();
+    if a.shard.is_none() {
+        let _ = writeln!(
+            out,
+            "budget: {} MiB resident{}: a level or part of at most {} MiB at once, the lower \
+             levels' pages released above {} MiB",
+            mib(budget.bytes()),
+            if a.memory_gb.is_some() {
+                " (--memory-gb)"
+            } else {
+                ""
+            },
+            mib(budget.part_limit()),
+            mib(budget.resident_limit())
+        );
+        if let (Some(first), Some(last)) = (parted.first(), parted.last()) {
+            let why = match a.parts {
+                Some(n) => format!("--parts {n}"),
+                None => "the budget".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "plan: levels {}..={} in parts ({why})",
+                first.k, last.k
+            );
+            for plan in &parted {
+                parts::write_plan(&mut out, plan, budget);
+            }
+        }
+    }
     if let Some(avail) = mem_available() {
         if top > avail {
             let smallest =
@@ -284,11 +373,18 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
                      cut further: use a machine with {} MiB or more",
                     mib(top)
                 )
-            } else {
+            } else if a.shard.is_some() {
                 format!(
                     "build it in more shards (--shard I/N: each holds only its splits' boards, \
                      down to {} MiB for the largest split; `kalah db plan` gives every \
                      shard's memory), build fewer seeds or use a machine with more memory",
+                    mib(smallest)
+                )
+            } else {
+                format!(
+                    "give a smaller --memory-gb, which builds a level in parts of at most \
+                     half of it (down to {} MiB for the largest split), or build it in \
+                     shards (--shard I/N) on machines with more memory",
                     mib(smallest)
                 )
             };
@@ -300,6 +396,17 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
             });
         }
     }
+    let mut build = Build {
+        out: &a.out,
+        rules,
+        game: &game,
+        pool: &pool,
+        cap: a.shard.is_none().then(|| budget.resident_limit()),
+        no_timings: a.no_timings,
+        kill_after: a.kill_after_parts,
+        parts_written: 0,
+        format: a.format,
+    };
     for &k in &levels {
         let path = a.out.join(file_name(&key, k));
         if path.exists() {
@@ -312,76 +419,62 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
                 path: path.display().to_string(),
                 source,
             })?;
+            drop(file);
             let _ = writeln!(out, "level {k:3}: present and verified, skipped");
+            if a.shard.is_none() && parts::clear_leftovers(&a.out, &key, k)? {
+                let _ = writeln!(
+                    out,
+                    "level {k:3}: the parts' directory a killed build left removed"
+                );
+            }
             continue;
         }
-        let lower = Database::open_up_to(&a.out, &rules, k.saturating_sub(1))?;
-        let boards = match splits {
-            Some(s) => db_format::shard::splits_size(pits, k, s)?,
-            None => Ranker::new(cells, k)?.count(),
+        let Some(plan) = plans.get(&k) else {
+            continue;
         };
-        let bar = progress_bar(k, boards);
-        let t0 = Instant::now();
-        let values = pool.install(|| -> Result<Vec<i8>, DbCmdError> {
-            if rules.can_cycle() {
-                // Clockwise play can repeat positions: the retrograde solver, whole
-                // levels only.
-                if a.shard.is_some() {
-                    return Err(DbCmdError::ShardCyclic);
-                }
-                return Ok(build_level_cyclic(&game, k, &lower, &|n| bar.inc(n))?);
+        if let Some(spec) = a.shard {
+            let lower = Database::open_up_to(&a.out, &rules, k.saturating_sub(1))?;
+            let built = build.boards(k, &lower, Some(plan.parts[0].splits))?;
+            let written = write_shard(&a.out, &key, k, spec, &built.values)?;
+            let name = written
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let n = built.values.len() as u64;
+            if a.no_timings {
+                let _ = writeln!(out, "level {k:3}: {n:>13} positions  {name}");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "level {k:3}: {n:>13} positions  {:8.2} s  {:7.2} M positions/s  {name}",
+                    built.secs,
+                    n as f64 / built.secs.max(1e-9) / 1e6
+                );
             }
-            // Counter-clockwise: straight from the lower levels' mapped values (a block
-            // decoded a read where a level is compact), the whole level or the shard's
-            // splits.
-            let bytes = lower.byte_values();
-            let entries = lower.entries();
-            let lower_levels = match &bytes {
-                Some(values) => Lower::Values(values),
-                None => Lower::Entries(&entries),
-            };
-            Ok(build_level(&game, k, lower_levels, splits, &|n| {
-                bar.inc(n)
-            })?)
-        })?;
-        let built = t0.elapsed().as_secs_f64();
-        bar.finish_and_clear();
-        // A lower value found out of range: the level built on it is not written.
-        lower.check()?;
-        let written = match a.shard {
-            Some(s) => write_shard(&a.out, &key, k, s, &values)?,
-            None => db_format::write_level(&a.out, &key, k, &values, a.format)?,
-        };
-        let n = values.len() as u64;
-        let name = written
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        let name = name.unwrap_or_default();
-        if a.no_timings {
-            let _ = writeln!(out, "level {k:3}: {n:>13} positions  {name}");
-        } else {
+            continue;
+        }
+        // The level file a killed build was writing: never complete (it is renamed when
+        // it is), and a level built in parts would leave it behind.
+        let torn = a.out.join(format!("{}.tmp", file_name(&key, k)));
+        if torn.exists() {
+            std::fs::remove_file(&torn).map_err(|source| DbError::Io {
+                path: torn.clone(),
+                source,
+            })?;
             let _ = writeln!(
                 out,
-                "level {k:3}: {n:>13} positions  {built:8.2} s  {:7.2} M positions/s  {name}",
-                n as f64 / built.max(1e-9) / 1e6
+                "level {k:3}: the unfinished level file of a killed build removed"
             );
+        }
+        // A level whose parts' directory holds parts resumes them, whatever its plan.
+        if plan.in_parts() || parts::resumable(&a.out, &key, k)? {
+            build.level_in_parts(plan, budget, a.parts, &mut out)?;
+        } else {
+            let line = build.level_whole(k)?;
+            let _ = writeln!(out, "{line}");
         }
     }
     Ok(())
-}
-
-/// A progress bar of `len` positions for level `k` (hidden when stderr is not a terminal).
-fn progress_bar(k: u32, len: u64) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template(
-        "level {prefix:>3} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta}",
-    )
-    .map(|s| s.progress_chars("=> "));
-    if let Ok(style) = style {
-        bar.set_style(style);
-    }
-    bar.set_prefix(k.to_string());
-    bar
 }
 
 fn run_merge(a: &MergeArgs) -> Result<(), DbCmdError> {
@@ -396,17 +489,13 @@ fn run_merge(a: &MergeArgs) -> Result<(), DbCmdError> {
     Ok(())
 }
 
-/// The splits of a mask (bit `s` for split `s`), e.g. `0, 3, 7`, or `none`.
-fn split_list(splits: u64) -> String {
-    let list: Vec<String> = (0..64)
-        .filter(|s| splits >> s & 1 == 1)
-        .map(|s: u32| s.to_string())
-        .collect();
-    if list.is_empty() {
-        "none".to_string()
-    } else {
-        list.join(", ")
-    }
+/// Whether this machine cannot build level `k` (`pits` a side) in parts under any budget:
+/// the budget that holds its largest split in half of it (less the process's share) is
+/// more than the memory available. Never where the memory available is not known.
+fn beyond_machine(pits: usize, k: u32) -> Result<bool, DbError> {
+    let split = build_memory(pits, k, Some(largest_split(pits, k)?))?;
+    let least = split.saturating_mul(2).saturating_add(parts::PROCESS);
+    Ok(mem_available().is_some_and(|avail| least > avail))
 }
 
 /// The largest split of level `k` (`pits` a side), as a mask.
@@ -755,7 +844,7 @@ fn run_verify(a: &VerifyArgs) -> Result<(), DbCmdError> {
                         } else {
                             a.sample.min(count)
                         };
-                        let bar = progress_bar(k, n);
+                        let bar = level_bar(k, n);
                         let t0 = Instant::now();
                         let LevelCheck { checked, wrong } =
                             rederive_level(&game, &levels, k, full_up_to, a.sample, &|n| {
