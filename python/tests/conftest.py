@@ -48,11 +48,23 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def small_db(kalah_bin, tmp_path_factory):
-    """Kalah(4,·) levels 0..=10 under the default rules, built by `kalah db build`."""
+    """Kalah(4,·) levels 0..=10 under the default rules, built by `kalah db build` in
+    one-byte files (format version 1: the damage tests write into entries by offset)."""
     out = tmp_path_factory.mktemp("db4")
     subprocess.run(
         [kalah_bin, "db", "build", "--pits", "4", "--max-seeds", "10", "--threads", "2",
-         "--no-timings", "--out", str(out)],
+         "--format", "byte", "--no-timings", "--out", str(out)],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def compact_db(kalah_bin, small_db, tmp_path_factory):
+    """`small_db` rewritten as compact files (format version 2) by `kalah db convert`."""
+    out = tmp_path_factory.mktemp("db4c")
+    subprocess.run(
+        [kalah_bin, "db", "convert", str(small_db), str(out)],
         check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     return out
