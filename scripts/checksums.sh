@@ -14,7 +14,10 @@
 #       (or completes: levels present and intact are skipped) the 6-pit database of that
 #       capture rule up to MAX_SEEDS into DIR, on 2 threads, as the header's command says:
 #       `--dir /work/db/standard` gave results/checksums-31.txt; for the empty-capture
-#       one, `--dir DIR --build empty 31 > results/checksums-31-empty.txt`.
+#       one, `--dir DIR --build empty 31 > results/checksums-31-empty.txt`. The files must
+#       be of one format, which the list names; --build writes one-byte files (whose
+#       checksum is that of the values alone), a database built with the default format
+#       is listed as compact.
 #
 # KALAH=path/to/kalah uses that binary instead of building one (cargo build --release,
 # into $CARGO_TARGET_DIR or target/).
@@ -75,10 +78,17 @@ top=$(printf '%s\n' "${files[@]}" | sed -n 's/.*-k\([0-9]\{3\}\)\.kdb$/\1/p' | s
 top=$((10#$top))
 args="--dir $dir"
 [ -n "$build_capture" ] && args="$args --build $build_capture $build_max"
+# The files' format (a compact file's checksum is that of its own payload, codes and
+# slots, so a list holds for one format: `kalah db convert` turns either into the other).
+formats=$(for f in "${files[@]}"; do "$K" db info "$f" | awk '/^format:/ {print $2}'; done | sort -u)
+if [ "$(wc -l <<<"$formats")" -ne 1 ]; then
+  echo "$dir holds level files of more than one format ($(echo $formats)): convert them to one first" >&2
+  exit 1
+fi
 echo "# Level checksums (XXH3-64 of the payload, as \`kalah db info FILE\` prints it) of every"
-echo "# level of a database: ${#files[@]} files, levels 0..=$top."
+echo "# level of a database: ${#files[@]} files, levels 0..=$top, format $formats."
 echo "# Rules: $rules"
-echo "# The database: kalah db build --pits 6 --capture $capture --max-seeds $top --threads 2 --format byte --out DIR"
+echo "# The database: kalah db build --pits 6 --capture $capture --max-seeds $top --threads 2 --format $formats --out DIR"
 echo "# (the build does not depend on --threads: the same bytes on any number of threads)."
 echo "# Listed by: scripts/checksums.sh $args"
 echo "# commit: $commit"
