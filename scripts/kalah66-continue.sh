@@ -16,7 +16,9 @@
 # (--endgame none: the workers share its pages, and on a fixed set of units it was
 # faster than the table beside it), built first under DB_DIR (default /tmp/kalah66-db;
 # levels already there are verified and kept: 31 levels are about 15 GB and a quarter
-# of an hour of one core, results/kalah66.md, "What an endgame level buys"). WORKERS:
+# of an hour of one core, results/kalah66.md, "What an endgame level buys"). DB_FORMAT:
+# the format of the levels the build adds (default byte, the fastest to probe; compact
+# for a database larger than the page cache, 34 levels say). WORKERS:
 # workers a proof (default 1; with one proof, 2 fills this machine's two cores: they
 # share the database's pages, and each has its own table). Worker i's log is
 # results/proofs/6x6-<capture>.log for i = 1 and 6x6-<capture>.<i>.log above it.
@@ -69,7 +71,7 @@ for c in $CAPTURES; do
     db=()
     if [[ -n ${DB_SEEDS:-} ]]; then
         nice -n 19 "$KALAH" db build --pits 6 --capture "$c" --max-seeds "$DB_SEEDS" \
-            --format byte --out "$DB_DIR/$c"
+            --format "${DB_FORMAT:-byte}" --out "$DB_DIR/$c"
         db=(--db "$DB_DIR/$c" --endgame none)
     fi
     dir=results/proofs/6x6-$c
