@@ -311,7 +311,16 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
         .map(|p| (p.k, p.largest()))
         .max_by_key(|&(k, m)| (m, k))
         .unwrap_or((a.max_seeds, 0));
-    let lower_bytes: u64 = (0..a.max_seeds).map(|k| level_size(cells, k)).sum();
+    // A level present is read at its file's size (a compact one is about half its
+    // entries); one still to build is counted at one byte an entry.
+    let lower_bytes: u64 = (0..a.max_seeds)
+        .map(
+            |k| match std::fs::metadata(a.out.join(file_name(&key, k))) {
+                Ok(m) if m.is_file() => m.len(),
+                _ => level_size(cells, k),
+            },
+        )
+        .sum();
     let what = match (a.shard, plans.get(&top_k)) {
         (Some(s), _) => format!(
             "shard {}/{} of level {} (splits {})",
