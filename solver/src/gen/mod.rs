@@ -196,39 +196,11 @@ pub fn build_level(
             lower
         }
         Lower::Values(levels) => {
-            for j in 0..k {
-                let ok = match levels.get(j as usize) {
-                    Some(l) => l.len() as u64 == Ranker::new(cells, j)?.count(),
-                    None => false,
-                };
-                if !ok {
-                    return Err(GenError::MissingLower {
-                        k,
-                        have: match j {
-                            0 => "none".to_string(),
-                            j => (j - 1).to_string(),
-                        },
-                    });
-                }
-            }
+            check_lower_lengths(k, cells, |j| levels.get(j).map(|l| l.len() as u64))?;
             Lower::Values(&levels[..k as usize])
         }
         Lower::Entries(levels) => {
-            for j in 0..k {
-                let ok = match levels.get(j as usize) {
-                    Some(l) => l.len() == Ranker::new(cells, j)?.count(),
-                    None => false,
-                };
-                if !ok {
-                    return Err(GenError::MissingLower {
-                        k,
-                        have: match j {
-                            0 => "none".to_string(),
-                            j => (j - 1).to_string(),
-                        },
-                    });
-                }
-            }
+            check_lower_lengths(k, cells, |j| levels.get(j).map(|l| l.len()))?;
             Lower::Entries(&levels[..k as usize])
         }
     };
@@ -238,6 +210,27 @@ pub fn build_level(
         return Err(GenError::BadSplits { k, splits });
     }
     fill(game, k, lower, splits, progress)
+}
+
+/// `Ok` when `len(j)`, the entries given for level `j`, is that level's size for every
+/// `j < k`; otherwise [`GenError::MissingLower`] naming the last level present in order.
+fn check_lower_lengths(
+    k: u32,
+    cells: usize,
+    len: impl Fn(usize) -> Option<u64>,
+) -> Result<(), GenError> {
+    for j in 0..k {
+        if len(j as usize) != Some(Ranker::new(cells, j)?.count()) {
+            return Err(GenError::MissingLower {
+                k,
+                have: match j {
+                    0 => "none".to_string(),
+                    j => (j - 1).to_string(),
+                },
+            });
+        }
+    }
+    Ok(())
 }
 
 /// [`build_level`] once `lower` is known to cover every level below `k` and `splits`
