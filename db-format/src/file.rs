@@ -281,24 +281,26 @@ pub(crate) fn tmp_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Makes a rename durable: fsync the directory holding `path` (Unix only; other
-/// systems cannot open a directory as a file).
+/// Makes a rename durable: fsync the directory holding `path`.
 pub(crate) fn sync_parent_dir(path: &Path) -> Result<(), DbError> {
-    #[cfg(unix)]
-    {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|source| DbError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => sync_dir(d),
+        _ => sync_dir(Path::new(".")),
     }
+}
+
+/// Makes the renames into `dir` durable: fsync the directory (Unix only; other systems
+/// cannot open a directory as a file).
+pub fn sync_dir(dir: &Path) -> Result<(), DbError> {
+    #[cfg(unix)]
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|source| DbError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     #[cfg(not(unix))]
-    let _ = path;
+    let _ = dir;
     Ok(())
 }
 

@@ -391,20 +391,6 @@ pub fn scan(dir: &Path, level: &str) -> Result<Leftovers, DbError> {
     Ok(found)
 }
 
-/// Makes the renames in `dir` durable (Unix: fsync the directory).
-fn sync_dir(dir: &Path) -> Result<(), DbError> {
-    #[cfg(unix)]
-    fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|source| DbError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
-}
-
 /// A level's boards as built: the values, the seconds, how often the lower levels' pages
 /// were released to keep the budget.
 pub struct Built {
@@ -712,7 +698,7 @@ impl Build<'_> {
             path: to.clone(),
             source,
         })?;
-        sync_dir(self.out)?;
+        db_format::file::sync_dir(self.out)?;
         fs::remove_dir_all(dir).map_err(|source| DbError::Io {
             path: dir.to_path_buf(),
             source,
