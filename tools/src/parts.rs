@@ -285,14 +285,19 @@ pub fn split_list(splits: u64) -> String {
 /// Writes the plan of a level built in parts: its parts, the splits, boards and memory of
 /// each, and the disk it needs while the last part is merged (the parts and the level
 /// file side by side); and a note where the merge's check of the level file, which maps
-/// it whole, passes `budget`.
-pub fn write_plan(out: &mut impl Write, plan: &LevelPlan, budget: Budget) {
+/// it whole, passes `budget`. The level file is counted at one byte an entry: a compact
+/// file's size depends on its values, unknown before they are built, and the plan says so.
+pub fn write_plan(out: &mut impl Write, plan: &LevelPlan, budget: Budget, format: Format) {
     let n = plan.parts.len();
     let bytes = plan.boards + db_format::HEADER_LEN as u64;
     let parts_bytes = plan.boards + (n * db_format::shard::SHARD_HEADER_LEN) as u64;
+    let counted = match format {
+        Format::Byte => "",
+        Format::Compact => " at one byte an entry, a compact file less",
+    };
     let _ = writeln!(
         out,
-        "level {:3}: {n} parts of at most {} MiB; disk {} MiB (parts {} + level file {})",
+        "level {:3}: {n} parts of at most {} MiB; disk {} MiB (parts {} + level file {}{counted})",
         plan.k,
         mib(plan.largest()),
         mib(bytes + parts_bytes),

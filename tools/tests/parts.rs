@@ -232,7 +232,7 @@ fn a_budget_too_small_is_refused_and_the_plan_is_printed() {
     let text = built(dir.path(), 3, 4, &["--parts", "2"]);
     for line in [
         "plan: levels 2..=4 in parts (--parts 2)",
-        "level   4: 2 parts of at most 1 MiB; disk 1 MiB (parts 1 + level file 1)",
+        "level   4: 2 parts of at most 1 MiB; disk 1 MiB (parts 1 + level file 1 at one byte an entry, a compact file less)",
         "  part 0/2: 60 boards, 1 MiB, splits 1",
         "  part 1/2: 66 boards, 1 MiB, splits 0, 2",
     ] {

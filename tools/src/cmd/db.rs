@@ -368,7 +368,7 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
                 first.k, last.k
             );
             for plan in &parted {
-                parts::write_plan(&mut out, plan, budget);
+                parts::write_plan(&mut out, plan, budget, a.format);
             }
         }
     }
