@@ -18,7 +18,10 @@
 # levels already there are verified and kept: 31 levels are about 15 GB and a quarter
 # of an hour of one core, results/kalah66.md, "What an endgame level buys"). DB_FORMAT:
 # the format of the levels the build adds (default byte, the fastest to probe; compact
-# for a database larger than the page cache, 34 levels say). WORKERS:
+# for a database larger than the page cache, 34 levels say). DB_READY: when set (to 1),
+# the database under DB_DIR is taken as it is, complete and checked beforehand (`kalah
+# db verify`), without the build's check of every level present (for 34 compact levels,
+# a quarter of an hour of one core each time). WORKERS:
 # workers a proof (default 1; with one proof, 2 fills this machine's two cores: they
 # share the database's pages, and each has its own table). Worker i's log is
 # results/proofs/6x6-<capture>.log for i = 1 and 6x6-<capture>.<i>.log above it.
@@ -69,9 +72,11 @@ snapshot() {
 pids=()
 for c in $CAPTURES; do
     db=()
-    if [[ -n ${DB_SEEDS:-} ]]; then
+    if [[ -n ${DB_SEEDS:-} && -z ${DB_READY:-} ]]; then
         nice -n 19 "$KALAH" db build --pits 6 --capture "$c" --max-seeds "$DB_SEEDS" \
             --format "${DB_FORMAT:-byte}" --out "$DB_DIR/$c"
+    fi
+    if [[ -n ${DB_SEEDS:-} ]]; then
         db=(--db "$DB_DIR/$c" --endgame none)
     fi
     dir=results/proofs/6x6-$c
