@@ -7,7 +7,10 @@ results/kalah66.md, "Second answers".
 For every question (board, bound) answered both in DIR/results (the proof) and in
 DIR/check/results (the second answers), it pairs the two records and prints, for each
 number of search threads the second answers used, the questions, the CPU seconds and
-nodes of the first and second answers and their ratios; `--each` adds a line a question.
+nodes of the first and second answers and their ratios; `--each` adds a line a question,
+`--by-file` groups the second answers by the record file that holds them (one a worker
+run: the way to tell apart runs of one thread count in other configurations, which the
+records do not name).
 Standard library only; the records are read by scripts/check-proof.py's reader (their
 checksums and proof ids checked).
 """
@@ -26,7 +29,8 @@ def checker():
 
 
 def costs(cp, folder, expect_id):
-    """(key, beta) -> (cpu s, nodes, threads) of each answer record of `folder`'s files."""
+    """(key, beta) -> (cpu s, nodes, threads, file name) of each answer record of `folder`'s
+    files."""
     out = {}
     if not os.path.isdir(folder):
         return out
@@ -40,12 +44,13 @@ def costs(cp, folder, expect_id):
                 continue
             fields = cp.LAYOUT.unpack(raw)
             nodes, threads, cpu_ms = fields[7], fields[8], fields[9]
-            out.setdefault((rec[1], rec[2]), (cpu_ms / 1000, nodes, threads))
+            out.setdefault((rec[1], rec[2]), (cpu_ms / 1000, nodes, threads, name))
     return out
 
 
 def main(argv):
     each = "--each" in argv
+    by_file = "--by-file" in argv
     dirs = [a for a in argv if not a.startswith("--")]
     if len(dirs) != 1:
         print(__doc__.strip(), file=sys.stderr)
@@ -57,24 +62,27 @@ def main(argv):
     first = costs(cp, os.path.join(proof, "results"), man.proof_id())
     second = costs(cp, os.path.join(proof, "check", "results"), man.check_id())
     by_threads = {}
-    for q, (cpu2, nodes2, thr) in sorted(second.items()):
+    for q, (cpu2, nodes2, thr, name) in sorted(second.items()):
         if q not in first:
             continue
-        cpu1, nodes1, _ = first[q]
-        by_threads.setdefault(thr, []).append((q, cpu1, cpu2, nodes1, nodes2))
+        cpu1, nodes1, _, _ = first[q]
+        group = (thr, name if by_file else "")
+        by_threads.setdefault(group, []).append((q, cpu1, cpu2, nodes1, nodes2))
         if each:
+            plural = "s" if thr != 1 else ""
             print(
                 f"{q[0]:032x} >= {q[1]:+d}: first {cpu1:9.1f} s {nodes1:14,d} nodes, "
-                f"second ({thr} thread{"s" if thr != 1 else ""}) {cpu2:9.1f} s {nodes2:14,d} nodes, "
+                f"second ({thr} thread{plural}, {name}) {cpu2:9.1f} s {nodes2:14,d} nodes, "
                 f"CPU x{cpu2 / max(cpu1, 1e-3):.2f}"
             )
-    for thr, rows in sorted(by_threads.items()):
+    for (thr, name), rows in sorted(by_threads.items()):
         c1 = sum(r[1] for r in rows)
         c2 = sum(r[2] for r in rows)
         n1 = sum(r[3] for r in rows)
         n2 = sum(r[4] for r in rows)
         print(
-            f"second answers with {thr} search thread{'s' if thr != 1 else ''}: "
+            f"second answers with {thr} search thread{'s' if thr != 1 else ''}"
+            f"{' in ' + name if name else ''}: "
             f"{len(rows)} questions; CPU s first {c1:,.1f}, second {c2:,.1f} (x{c2 / max(c1, 1e-3):.2f}); "
             f"nodes first {n1:,d}, second {n2:,d} (x{n2 / max(n1, 1):.2f})"
         )
