@@ -421,27 +421,26 @@ fn run_build(a: &BuildArgs) -> Result<(), DbCmdError> {
     // of the build's pool: the check reads every byte of a file (and decodes every block
     // of a compact one), most of a resumed build's first minutes. A damaged level is
     // reported in level order, as the loop below meets it.
-    let check = |k: u32| {
-        let path = a.out.join(file_name(&key, k));
-        LevelFile::open(&path, &key, k).and_then(|file| file.verify())
-    };
-    let present: Vec<u32> = levels
+    let present: Vec<(u32, PathBuf)> = levels
         .iter()
-        .copied()
-        .filter(|&k| a.out.join(file_name(&key, k)).exists())
+        .map(|&k| (k, a.out.join(file_name(&key, k))))
+        .filter(|(_, path)| path.exists())
         .collect();
-    let mut checked: BTreeMap<u32, Result<(), DbError>> =
-        pool.install(|| present.par_iter().map(|&k| (k, check(k))).collect());
+    let mut checked: BTreeMap<u32, (PathBuf, Result<(), DbError>)> = pool.install(|| {
+        present
+            .into_par_iter()
+            .map(|(k, path)| {
+                let result = LevelFile::open(&path, &key, k).and_then(|file| file.verify());
+                (k, (path, result))
+            })
+            .collect()
+    });
     for &k in &levels {
-        let path = a.out.join(file_name(&key, k));
-        if path.exists() {
-            checked
-                .remove(&k)
-                .unwrap_or_else(|| check(k))
-                .map_err(|source| DbCmdError::Damaged {
-                    path: path.display().to_string(),
-                    source,
-                })?;
+        if let Some((path, result)) = checked.remove(&k) {
+            result.map_err(|source| DbCmdError::Damaged {
+                path: path.display().to_string(),
+                source,
+            })?;
             let _ = writeln!(out, "level {k:3}: present and verified, skipped");
             if a.shard.is_none() && parts::clear_leftovers(&a.out, &key, k)? {
                 let _ = writeln!(
