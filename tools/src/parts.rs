@@ -188,6 +188,12 @@ impl LevelPlan {
     pub fn largest(&self) -> u64 {
         self.parts.iter().map(|p| p.memory).max().unwrap_or(0)
     }
+
+    /// The disk its level file is counted at, one byte an entry and the header, in the
+    /// plan and in the disk check: a compact file's size depends on values not yet built.
+    pub fn file_bytes(&self) -> u64 {
+        self.boards + db_format::HEADER_LEN as u64
+    }
 }
 
 /// The `count` parts of level `k`, `pits` a side: the splits of shard `I/count` each
@@ -285,11 +291,11 @@ pub fn split_list(splits: u64) -> String {
 /// Writes the plan of a level built in parts: its parts, the splits, boards and memory of
 /// each, and the disk it needs while the last part is merged (the parts and the level
 /// file side by side); and a note where the merge's check of the level file, which maps
-/// it whole, passes `budget`. The level file is counted at one byte an entry: a compact
-/// file's size depends on its values, unknown before they are built, and the plan says so.
+/// it whole, passes `budget`. The level file is counted as [`LevelPlan::file_bytes`],
+/// and for a compact build the plan says so.
 pub fn write_plan(out: &mut impl Write, plan: &LevelPlan, budget: Budget, format: Format) {
     let n = plan.parts.len();
-    let bytes = plan.boards + db_format::HEADER_LEN as u64;
+    let bytes = plan.file_bytes();
     let parts_bytes = plan.boards + (n * db_format::shard::SHARD_HEADER_LEN) as u64;
     let counted = match format {
         Format::Byte => "",
@@ -634,9 +640,7 @@ impl Build<'_> {
             }
         }
         let header = db_format::shard::SHARD_HEADER_LEN as u64;
-        let need = todo.iter().map(|p| p.boards + header).sum::<u64>()
-            + plan.boards
-            + db_format::HEADER_LEN as u64;
+        let need = todo.iter().map(|p| p.boards + header).sum::<u64>() + plan.file_bytes();
         if let Some(free) = disk_free(&dir) {
             if need > free {
                 return Err(DbCmdError::NoDisk {
