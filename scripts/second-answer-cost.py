@@ -61,13 +61,13 @@ def main(argv):
         man = cp.Manifest(f.read().decode("utf-8"))
     first = costs(cp, os.path.join(proof, "results"), man.proof_id())
     second = costs(cp, os.path.join(proof, "check", "results"), man.check_id())
-    by_threads = {}
+    groups = {}
     for q, (cpu2, nodes2, thr, name) in sorted(second.items()):
         if q not in first:
             continue
         cpu1, nodes1, _, _ = first[q]
         group = (thr, name if by_file else "")
-        by_threads.setdefault(group, []).append((q, cpu1, cpu2, nodes1, nodes2))
+        groups.setdefault(group, []).append((q, cpu1, cpu2, nodes1, nodes2))
         if each:
             plural = "s" if thr != 1 else ""
             print(
@@ -75,7 +75,7 @@ def main(argv):
                 f"second ({thr} thread{plural}, {name}) {cpu2:9.1f} s {nodes2:14,d} nodes, "
                 f"CPU x{cpu2 / max(cpu1, 1e-3):.2f}"
             )
-    for (thr, name), rows in sorted(by_threads.items()):
+    for (thr, name), rows in sorted(groups.items()):
         c1 = sum(r[1] for r in rows)
         c2 = sum(r[2] for r in rows)
         n1 = sum(r[3] for r in rows)
