@@ -21,7 +21,7 @@
 # for a database larger than the page cache, 34 levels say). DB_READY: when set (to 1),
 # the database under DB_DIR is taken as it is, complete and checked beforehand (`kalah
 # db verify`), without the build's check of every level present (for 34 compact levels,
-# a quarter of an hour of one core each time). WORKERS:
+# every block of 21 GB decoded at each start). WORKERS:
 # workers a proof (default 1; with one proof, 2 fills this machine's two cores: they
 # share the database's pages, and each has its own table). Worker i's log is
 # results/proofs/6x6-<capture>.log for i = 1 and 6x6-<capture>.<i>.log above it.
