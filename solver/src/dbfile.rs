@@ -26,6 +26,7 @@ use db_format::{file_name, value, DbError, Entries, LevelFile, Ranker, RulesKey}
 
 use crate::board::Board;
 use crate::probe::Probe;
+use crate::rank::FastRank;
 use crate::rules::{Rules, RulesError};
 
 pub use db_format::shard::{
@@ -39,6 +40,9 @@ pub struct Database {
     rules: RulesKey,
     /// `levels[k]`: the ranker and the file of level `k`.
     levels: Vec<(Ranker, LevelFile)>,
+    /// The ranking of every level's boards (the table of the top level ranks the levels
+    /// below it too); `None` without levels.
+    rank: Option<FastRank>,
     /// The first value read outside its level's range: (level, rank, value), the value
     /// `None` for a compact block that does not decode.
     fault: OnceLock<(u32, u64, Option<i8>)>,
@@ -79,9 +83,11 @@ impl Database {
             };
             levels.push((Ranker::new(key.cells(), k)?, file));
         }
+        let rank = levels.last().map(|(ranker, _)| FastRank::new(ranker));
         Ok(Database {
             rules: key,
             levels,
+            rank,
             fault: OnceLock::new(),
         })
     }
@@ -165,9 +171,28 @@ impl Probe for Database {
     }
 
     fn value(&self, board: &Board) -> Option<i32> {
-        let (ranker, file) = self.levels.get(board.seeds() as usize)?;
-        let rank = ranker.rank(&board.cells()[..ranker.cells()]);
-        // The ranker is the level's: `rank < len()`, so `None` is a damaged block.
+        let rank = self.prefetch(board);
+        self.value_at(board, rank)
+    }
+
+    #[inline]
+    fn prefetch(&self, board: &Board) -> Option<u64> {
+        let (_, file) = self.levels.get(board.seeds() as usize)?;
+        let rank = self.rank.as_ref()?.rank(board.cells());
+        if let Some(byte) = file.entries().first_read(rank) {
+            crate::memory::prefetch(byte);
+        }
+        Some(rank)
+    }
+
+    #[inline]
+    fn value_at(&self, board: &Board, rank: Option<u64>) -> Option<i32> {
+        let (_, file) = self.levels.get(board.seeds() as usize)?;
+        let rank = match rank {
+            Some(rank) => rank,
+            None => self.rank.as_ref()?.rank(board.cells()),
+        };
+        // The ranking is the levels': `rank < len()`, so `None` is a damaged block.
         let Some(v) = file.try_get(rank) else {
             let _ = self.fault.set((file.seeds(), rank, None));
             return None;

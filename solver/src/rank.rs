@@ -47,6 +47,17 @@ fn byte(x: u64, j: usize) -> usize {
     ((x >> (8 * (j & 7))) & 0xff) as usize
 }
 
+impl std::fmt::Debug for FastRank {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "FastRank({} cells, up to {} seeds)",
+            self.cells,
+            self.ranker.seeds()
+        )
+    }
+}
+
 impl FastRank {
     pub(crate) fn new(ranker: &Ranker) -> FastRank {
         let cells = ranker.cells();

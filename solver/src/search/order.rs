@@ -8,6 +8,7 @@
 use super::endgame::Endgame;
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
+use crate::probe::Probe;
 
 /// A node's moves in search order (their steps and endgame ranks lie in the caller's
 /// arrays, by pit: a few hundred bytes the caller keeps in place).
@@ -27,7 +28,9 @@ pub(super) struct Ordered {
     pub(super) ceiling: i32,
     /// The moves (bit `pit`) to a board above the endgame table that the database covers
     /// (up to the `probe_max` of [`Ordered::new`]): left out of `ceiling` and ordered
-    /// with the endgame table's moves, since `Solver::peek` reads them.
+    /// with the endgame table's moves, since `Solver::peek` reads them. Their entries are
+    /// prefetched as they are sown, and `ranks[pit]` holds where they lie in the database
+    /// (not in the endgame table, as for the other moves with a rank).
     pub(super) in_db: u8,
 }
 
@@ -37,7 +40,8 @@ impl Ordered {
     /// `steps[pit]`; prefetches from `endgame` (of boards up to `endgame_max` seeds) the
     /// value of each child it holds, whose rank goes to `ranks[pit]`, and marks in
     /// [`Ordered::in_db`] each other child with at most `probe_max` seeds (the database's
-    /// boards; `i32::MIN` without one).
+    /// boards; `i32::MIN` without one), whose entry it prefetches from `probe` and whose
+    /// rank there goes to `ranks[pit]`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn new(
@@ -48,6 +52,7 @@ impl Ordered {
         endgame_max: i32,
         endgame: Option<&Endgame>,
         probe_max: i32,
+        probe: Option<&dyn Probe>,
         steps: &mut [Step; 8],
         ranks: &mut [Option<u64>; 8],
     ) -> Ordered {
@@ -86,6 +91,7 @@ impl Ordered {
                 }
                 _ if child_seeds <= probe_max => {
                     out.in_db |= 1 << pit;
+                    ranks[pit] = probe.and_then(|p| p.prefetch(&step.board));
                     (1 << 30) + pit as i32
                 }
                 Next::Same => (1 << 28) + pit as i32,
