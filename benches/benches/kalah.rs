@@ -1,5 +1,8 @@
 //! Criterion benchmarks: sowing and move generation, database index ranking, one database
-//! level build, and exact solves of fixed positions (each asserting its value).
+//! level build, the transposition table's probe and store, the endgame table's and a
+//! database file's probes, and exact solves of fixed positions (each asserting its value).
+//! Each of the search's pieces is measured alone here, so that a change to one shows in
+//! its own figure; `scripts/speed.sh` measures whole solves, paired against a reference.
 //!
 //! Each group is kept short (10 samples, about a second of measurement), so that
 //! `cargo bench -p benches -- --quick` finishes in a minute or two and
@@ -10,10 +13,14 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use db_format::Format;
 use db_format::Ranker;
 use solver::gen::{build_level, Lower};
 use solver::notation::play_record;
-use solver::{Board, Capture, Game, MemoryDb, Position, RulesBuilder, Solver};
+use solver::search::tt::{Stats, Table, DEFAULT_MB, EXACT};
+use solver::{
+    Board, Capture, Database, Endgame, Game, MemoryDb, Position, Probe, RulesBuilder, Solver,
+};
 
 fn game(pits: usize, seeds: usize, capture: Capture) -> Game {
     let mut b = RulesBuilder::new(pits, seeds);
@@ -111,6 +118,120 @@ fn database(c: &mut Criterion) {
     g.finish();
 }
 
+/// `n` boards of `seeds` seeds in Kalah(6,·)'s 12 pits, spread over the level by a fixed
+/// pseudo-random walk (the same boards every run): probes of tables read them at random,
+/// as the search does.
+fn random_boards(seeds: u32, n: usize) -> Vec<Board> {
+    let ranker = Ranker::new(12, seeds).expect("a valid level");
+    let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut cells = [0u8; 12];
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ranker.unrank(x % ranker.count(), &mut cells);
+            Board::from_cells(6, &cells)
+        })
+        .collect()
+}
+
+fn table(c: &mut Criterion) {
+    let mut g = c.benchmark_group("table");
+    g.sample_size(10).measurement_time(Duration::from_secs(1));
+    // The default table of a Kalah(6,4) solve, probed at boards of 24 seeds: most probes
+    // miss the caches, as in the search.
+    let table = Table::for_boards(DEFAULT_MB, 6, 48).expect("the table allocates");
+    let boards = random_boards(24, 1 << 16);
+    let mut stats = Stats::default();
+    for (i, b) in boards.iter().enumerate() {
+        let key = table.key(b);
+        table.store(&key, EXACT, -2, 2, (i % 6) as u8, 10, &mut stats);
+    }
+    g.bench_function("probe-64k-boards", |bench| {
+        bench.iter(|| {
+            let mut hits = 0u32;
+            for b in &boards {
+                let key = table.key(black_box(b));
+                hits += u32::from(table.probe_key(&key, &mut stats).is_some());
+            }
+            hits
+        })
+    });
+    g.bench_function("store-64k-boards", |bench| {
+        bench.iter(|| {
+            for (i, b) in boards.iter().enumerate() {
+                let key = table.key(black_box(b));
+                table.store(&key, EXACT, -4, 4, (i % 6) as u8, 12, &mut stats);
+            }
+        })
+    });
+    g.finish();
+}
+
+fn endgame(c: &mut Criterion) {
+    let mut g = c.benchmark_group("endgame");
+    g.sample_size(10).measurement_time(Duration::from_secs(1));
+    // Kalah(6,·) to 14 seeds: 9.9 M boards, larger than the caches.
+    let game = game(6, 4, Capture::Standard);
+    let table = Endgame::build(&game, 14, |_, _| {}).expect("the table builds");
+    let boards = random_boards(14, 1 << 16);
+    g.bench_function("rank-and-read-64k-boards-k14", |bench| {
+        bench.iter(|| {
+            boards
+                .iter()
+                .map(|b| table.get(black_box(b), 14))
+                .sum::<i32>()
+        })
+    });
+    g.finish();
+}
+
+/// Levels `0..=max` of Kalah(6,4) in one-byte files in a fresh folder (kept while it lives).
+fn database_files(max: u32) -> (tempfile::TempDir, Database) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let game = game(6, 4, Capture::Standard);
+    let rules = *game.rules();
+    let mut lower = MemoryDb::new(6);
+    for k in 0..=max {
+        let level =
+            build_level(&game, k, Lower::Probe(&lower), None, &|_| {}).expect("level builds");
+        db_format::write_level(dir.path(), &rules.db_key(), k, &level, Format::Byte)
+            .expect("level writes");
+        lower.push(level).expect("level fits");
+    }
+    let db = Database::open(dir.path(), &rules).expect("the files open");
+    (dir, db)
+}
+
+fn database_probe(c: &mut Criterion) {
+    let mut g = c.benchmark_group("database-probe");
+    g.sample_size(10).measurement_time(Duration::from_secs(1));
+    let (_dir, db) = database_files(12);
+    let boards = random_boards(12, 1 << 16);
+    g.bench_function("value-64k-boards-k12", |bench| {
+        bench.iter(|| {
+            boards
+                .iter()
+                .map(|b| db.value(black_box(b)).unwrap_or(0))
+                .sum::<i32>()
+        })
+    });
+    g.bench_function("prefetch-then-value-64k-boards-k12", |bench| {
+        bench.iter(|| {
+            let mut sum = 0;
+            for pair in boards.chunks(4) {
+                let ranks: Vec<_> = pair.iter().map(|b| db.prefetch(black_box(b))).collect();
+                for (b, r) in pair.iter().zip(ranks) {
+                    sum += db.value_at(b, r).unwrap_or(0);
+                }
+            }
+            sum
+        })
+    });
+    g.finish();
+}
+
 /// Solve `pos` with a fresh table and check the final margin.
 fn solve(game: &Game, pos: &Position, expected: i32) -> u64 {
     let mut solver = Solver::new(game, 16).expect("counter-clockwise rules");
@@ -139,5 +260,14 @@ fn solving(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, sowing, ranking, database, solving);
+criterion_group!(
+    benches,
+    sowing,
+    ranking,
+    database,
+    table,
+    endgame,
+    database_probe,
+    solving
+);
 criterion_main!(benches);
