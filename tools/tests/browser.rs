@@ -260,7 +260,7 @@ fn the_browser_binaries_are_found_where_debian_puts_them() {
         None,
         "KALAH_CHROMEDRIVER",
         &["chromedriver"],
-        &[bin.clone()],
+        std::slice::from_ref(&bin),
     )
     .unwrap_err();
     assert!(e.starts_with("chromedriver not found in "), "{e}");

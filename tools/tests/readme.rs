@@ -57,9 +57,9 @@ fn samples(file: &Path, text: &str) -> Vec<Sample> {
                 expected: Vec::new(),
             });
         } else {
-            let s = out
-                .last_mut()
-                .unwrap_or_else(|| panic!("{}:{}: output before any command", file.display(), i + 1));
+            let s = out.last_mut().unwrap_or_else(|| {
+                panic!("{}:{}: output before any command", file.display(), i + 1)
+            });
             s.expected.push(line.to_string());
         }
     }
@@ -254,7 +254,10 @@ fn transcripts_mask_timings_and_match_ellipses() {
         mask_decimals("0.5s of search (12.25 CPU seconds), 669954 nodes, Kalah(6,4)"),
         "#.#s of search (#.# CPU seconds), 669954 nodes, Kalah(6,4)"
     );
-    assert_eq!(mask_decimals("3343  (62660 nodes/s; 0"), "3343  (# nodes/s; 0");
+    assert_eq!(
+        mask_decimals("3343  (62660 nodes/s; 0"),
+        "3343  (# nodes/s; 0"
+    );
     assert!(matches("work: 10 nodes, 0.5s", "work: 10 nodes, 3.75s"));
     assert!(!matches("work: 10 nodes, 0.5s", "work: 11 nodes, 0.5s"));
     assert!(matches(r#"{"a":1,...,"z":2}"#, r#"{"a":1,"b":[3],"z":2}"#));
@@ -265,7 +268,8 @@ fn transcripts_mask_timings_and_match_ellipses() {
         words(r#"kalah play --pits 2 "A2 A1" 'a b'"#),
         ["kalah", "play", "--pits", "2", "A2 A1", "a b"]
     );
-    let text = "text\n```console\n$ kalah show\nline 1\n\n$ kalah bench\n```\n```\n$ not run\n```\n";
+    let text =
+        "text\n```console\n$ kalah show\nline 1\n\n$ kalah bench\n```\n```\n$ not run\n```\n";
     let s = samples(Path::new("x.md"), text);
     assert_eq!(s.len(), 2);
     assert_eq!((s[0].line, s[0].command.as_str()), (3, "kalah show"));
