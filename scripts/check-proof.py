@@ -924,6 +924,14 @@ def report_text(proof_dir, st):
         q = f"value >= {t}" if yes else f"value <= {t - 1}"
         say(f"  {position_of(board, pits):<40} {q:<14} {rec.file} record {rec.index}")
     sec = st["second"]
+    if sec["records"] == 0:
+        # As `kalah prove DIR --status` says it: "0 of N confirmed" would read as a check
+        # under way.
+        say(
+            f"second answers: none asked ({len(st['needed'])} needed units; "
+            "`kalah prove DIR --second-answers` asks them)"
+        )
+        return
     say(
         f"second answers: {len(sec['confirmed'])} of {len(st['needed'])} needed units "
         f"confirmed, {len(sec['open'])} open, {len(sec['disagree'])} disagree "

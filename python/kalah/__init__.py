@@ -11,8 +11,9 @@ perfect play, unless named a gain.
 >>> [(m.move, m.value) for m in kalah.moves(p)]
 [('A2+', 6), ('A3', 2), ('A4', -2), ('A1', -6)]
 
-``kalah.openspiel`` converts OpenSpiel's ``mancala`` states; it imports ``pyspiel``
-and so is imported only on request.
+``kalah.openspiel`` converts OpenSpiel's ``mancala`` states and gives OpenSpiel a perfect
+player (``PerfectBot``) and an exact evaluator for its MCTS (``ExactEvaluator``); it
+imports ``pyspiel`` and so is imported only on request.
 """
 
 from ._kalah import (

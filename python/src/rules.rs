@@ -96,7 +96,7 @@ impl Rules {
 
 #[pymethods]
 impl Rules {
-    /// Rules(pits=6, seeds=None, capture="standard", sowing="single", direction="ccw",
+    /// Rules(pits=6, seeds=None, capture=None, sowing="single", direction="ccw",
     /// opp_store="skip", end="either", remaining="owner", pie=False)
     ///
     /// The switches and their spellings are `kalah`'s (`kalah --help`); a value it would
@@ -107,7 +107,7 @@ impl Rules {
     #[new]
     #[pyo3(signature = (pits=None, seeds=None, capture=None, sowing=None, direction=None,
         opp_store=None, end=None, remaining=None, pie=false),
-        text_signature = "(pits=6, seeds=None, capture='standard', sowing='single', \
+        text_signature = "(pits=6, seeds=None, capture=None, sowing='single', \
         direction='ccw', opp_store='skip', end='either', remaining='owner', pie=False)")]
     #[allow(clippy::too_many_arguments)]
     fn new(

@@ -47,14 +47,31 @@ pub struct Solution {
     pub pie_turns: Vec<PieTurn>,
 }
 
+/// The moves of a principal variation shown in a `Solution`'s repr; the rest is counted.
+const REPR_PV_MOVES: usize = 8;
+
 #[pymethods]
 impl Solution {
+    /// One line: the position, its value, the best move, the principal variation's first
+    /// moves and its length, the method and nodes (and the pie rule's value under it).
+    /// In angle brackets: a solution is read from a solve, not built from its repr.
     fn __repr__(&self) -> String {
+        let shown = self.pv.len().min(REPR_PV_MOVES);
+        let mut pv = self.pv[..shown].join(" ");
+        if self.pv.len() > shown {
+            pv.push_str(&format!(" … {} moves", self.pv.len()));
+        }
+        let best = self
+            .best_move
+            .as_deref()
+            .map_or("None".to_string(), |m| format!("'{m}'"));
+        let pie = self
+            .pie_value
+            .map_or(String::new(), |v| format!(" pie_value={v:+}"));
         format!(
-            "Solution(value={:+}, best_move={}, pv='{}')",
-            self.value,
-            self.best_move.as_deref().unwrap_or("None"),
-            self.pv.join(" ")
+            "<Solution position='{}' value={:+} best_move={best} pv='{pv}' method='{}' \
+             nodes={}{pie}>",
+            self.position, self.value, self.method, self.nodes
         )
     }
 }

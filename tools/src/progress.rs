@@ -148,6 +148,16 @@ impl Progress {
         bar.set_message(st.line());
     }
 
+    /// Set the status message, and where stderr is not a terminal also write it as a
+    /// line: there the status is only written every [`PLAIN_EVERY`], so a log would not
+    /// show what began.
+    pub fn announce(&self, s: &str) {
+        if self.plain() {
+            self.line(s);
+        }
+        self.message(s);
+    }
+
     /// `solver`, counting its nodes for this display, which shows them after the status
     /// message from now on until [`Progress::finish`] (unchanged when quiet: nothing is
     /// shown).

@@ -6,10 +6,15 @@
 //! `results/serve-screenshot.png` (or `KALAH_SCREENSHOT`). The tests of links and of the
 //! proofs need no database (`cargo test --release -p tools --test browser -- --ignored
 //! link proofs` with chromium and chromedriver installed).
+//!
+//! The binaries are `KALAH_CHROMEDRIVER` and `KALAH_CHROMIUM` where set, else found by
+//! their Debian names (`chromedriver`, `chromium`) on `PATH` or in `/usr/lib/chromium/`
+//! ([`find_exe`]); a test run without them says which one is missing and where it looked.
 
 mod common;
 use common::kalah_stdout as kalah;
 
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -29,14 +34,15 @@ struct Browser {
 
 impl Browser {
     fn start() -> Browser {
-        let exe = std::env::var("KALAH_CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
+        let exe = browser_exe("KALAH_CHROMEDRIVER", &["chromedriver"]);
+        let binary = browser_exe("KALAH_CHROMIUM", &["chromium", "chromium-browser"]);
         let port = free_port();
         let driver = Command::new(&exe)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {exe}: {e} (install chromium-driver)"));
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
         let t = Instant::now();
         loop {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
@@ -48,11 +54,10 @@ impl Browser {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
-        let binary = std::env::var("KALAH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
-                "binary": binary,
+                "binary": binary.display().to_string(),
                 "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                          "--window-size=1280,900", "--disable-gpu"],
             },
@@ -173,6 +178,95 @@ impl Drop for Browser {
     }
 }
 
+/// Debian's directory of the Chromium binaries, where `chromedriver` may be without a link
+/// on `PATH`.
+const DEBIAN_CHROMIUM_DIR: &str = "/usr/lib/chromium";
+
+/// The executable named by the environment variable `var`, else the first of `names` in
+/// a directory of `PATH` or Debian's [`DEBIAN_CHROMIUM_DIR`]; a panic naming what is
+/// missing and where it looked, otherwise.
+fn browser_exe(var: &str, names: &[&str]) -> PathBuf {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    dirs.push(PathBuf::from(DEBIAN_CHROMIUM_DIR));
+    find_exe(std::env::var_os(var).map(PathBuf::from), var, names, &dirs)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `given` (the variable `var`'s value) if set, else the first file of `names` in `dirs`,
+/// or why there is none.
+fn find_exe(
+    given: Option<PathBuf>,
+    var: &str,
+    names: &[&str],
+    dirs: &[PathBuf],
+) -> Result<PathBuf, String> {
+    if let Some(p) = given {
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("{var}={}: no such file", p.display()))
+        };
+    }
+    dirs.iter()
+        .flat_map(|d| names.iter().map(move |n| d.join(n)))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            let looked: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            format!(
+                "{} not found in {} (set {var}, or run scripts/browser-test.sh, which installs \
+                 Debian's chromium and chromium-driver)",
+                names.join(" or "),
+                looked.join(":")
+            )
+        })
+}
+
+/// Runs by default (no browser needed): the binaries are found on `PATH` or in Debian's
+/// directory, and a missing one is named.
+#[test]
+fn the_browser_binaries_are_found_where_debian_puts_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (bin, lib) = (tmp.path().join("bin"), tmp.path().join("lib-chromium"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(bin.join("chromium"), "").unwrap();
+    std::fs::write(lib.join("chromedriver"), "").unwrap();
+    let dirs = [bin.clone(), lib.clone()];
+    let driver = find_exe(None, "KALAH_CHROMEDRIVER", &["chromedriver"], &dirs);
+    assert_eq!(driver, Ok(lib.join("chromedriver")));
+    let browser = find_exe(
+        None,
+        "KALAH_CHROMIUM",
+        &["chromium", "chromium-browser"],
+        &dirs,
+    );
+    assert_eq!(browser, Ok(bin.join("chromium")));
+    // The variable wins; a variable naming no file is an error, not a search elsewhere.
+    let given = Some(bin.join("chromium"));
+    assert_eq!(
+        find_exe(given.clone(), "KALAH_CHROMIUM", &["x"], &[]),
+        Ok(bin.join("chromium"))
+    );
+    let e = find_exe(
+        Some(tmp.path().join("nope")),
+        "KALAH_CHROMIUM",
+        &["chromium"],
+        &dirs,
+    );
+    assert!(e.unwrap_err().starts_with("KALAH_CHROMIUM="));
+    let e = find_exe(
+        None,
+        "KALAH_CHROMEDRIVER",
+        &["chromedriver"],
+        std::slice::from_ref(&bin),
+    )
+    .unwrap_err();
+    assert!(e.starts_with("chromedriver not found in "), "{e}");
+    assert!(e.contains(&bin.display().to_string()), "{e}");
+}
+
 fn free_port() -> u16 {
     let l = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
     l.local_addr().unwrap().port()
@@ -215,7 +309,7 @@ fn base64(s: &str) -> Vec<u8> {
 }
 
 #[test]
-#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+#[ignore = "opt-in, in a browser: scripts/browser-test.sh"]
 fn the_explorer_in_a_browser() {
     let db = std::env::var("KALAH_BROWSER_DB")
         .expect("KALAH_BROWSER_DB: the 12-seed database of Kalah(6,4) (scripts/browser-test.sh)");
@@ -422,7 +516,7 @@ fn the_explorer_in_a_browser() {
 /// A link to a position of another game than the server's, and a link the server refuses.
 /// Needs no database: Kalah(4,3) is searched in a moment.
 #[test]
-#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+#[ignore = "opt-in, in a browser: scripts/browser-test.sh"]
 fn a_link_opens_its_own_position_in_a_browser() {
     let server = Server::start(&["--search-seconds", "60", "--threads", "1"]);
     let browser = Browser::start();
@@ -532,7 +626,7 @@ fn api_rows(v: &Value) -> Vec<(String, bool, i64, i64)> {
 /// exact or labelled as bounds, as the API gives them (`tools/tests/serve.rs` ties those
 /// to `kalah prove --status`).
 #[test]
-#[ignore = "needs chromium and chromedriver: scripts/browser-test.sh"]
+#[ignore = "opt-in, in a browser: scripts/browser-test.sh"]
 fn the_kalah66_start_from_the_proofs_in_a_browser() {
     // Any search started by mistake stops at once; the answers must not need one.
     let server = Server::start(&NO_SEARCH);

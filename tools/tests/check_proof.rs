@@ -294,6 +294,33 @@ fn kalah_4_3_proved() -> (tempfile::TempDir, PathBuf) {
     (tmp, d)
 }
 
+/// The "second answers:" line of each reader's text report on `dir`: Rust's, Python's.
+fn second_line(dir: &Path) -> (String, String) {
+    let rust = prove(dir, &["--status"]);
+    let py = Command::new("python3")
+        .arg(script())
+        .arg(dir)
+        .output()
+        .expect("run python3");
+    let line = |what: &str, out: &Output| {
+        // A disagreement exits 1, after the report.
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{what}: {}",
+            text(&out.stderr)
+        );
+        text(&out.stdout)
+            .lines()
+            .find(|l| l.starts_with("second answers:"))
+            .unwrap_or_else(|| panic!("{what}: no second answers line"))
+            .to_string()
+    };
+    (
+        line("kalah prove --status", &rust),
+        line("check-proof.py", &py),
+    )
+}
+
 fn verdict(out: &Output) -> (bool, String) {
     let err = text(&out.stderr);
     match out.status.code() {
@@ -557,6 +584,11 @@ fn second_answers_confirm_disagree_or_leave_open_each_needed_unit() {
         (Some(n as u64), Some(0), Some(n as u64)),
         "no check records: every unit open, {sa}"
     );
+    // Both readers say in words that none were asked, in the same line.
+    let none = format!(
+        "second answers: none asked ({n} needed units; `kalah prove DIR --second-answers` asks them)"
+    );
+    assert_eq!(second_line(&d), (none.clone(), none));
     let key = |u: &Value| u["board_key"].as_str().unwrap().to_string();
 
     // Unit A: confirmed by a copy of its own record, stamped with the check id.
@@ -630,6 +662,15 @@ fn second_answers_confirm_disagree_or_leave_open_each_needed_unit() {
         &wrong,
         &root,
     ]);
+
+    // With check records, the counts.
+    let (rust, py) = second_line(&d);
+    for line in [rust, py] {
+        assert!(
+            line.contains(&format!(" of {n} needed units confirmed")),
+            "{line}"
+        );
+    }
 
     let out = checker(&d);
     assert_eq!(out.status.code(), Some(1), "a disagreement fails the check");

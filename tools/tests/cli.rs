@@ -71,7 +71,10 @@ fn play_prints_each_move_its_board_and_the_record() {
         out.contains(" N  0                           2  S\n"),
         "{out}"
     );
-    assert_eq!(*lines.last().unwrap(), "record: A3+ A6 B1");
+    // The record, then the position reached, as `--position` takes it (the JSON's last).
+    let n = lines.len();
+    assert_eq!(lines[n - 2], "record: A3+ A6 B1");
+    assert_eq!(lines[n - 1], "position: 4,4,0,5,5,0/2/0,6,6,6,5,5/0/A");
     assert!(!out.contains("final score"), "{out}");
 }
 
@@ -138,6 +141,7 @@ fn a_finished_game_prints_the_final_score() {
         "{out}"
     );
     assert!(out.contains("game over"), "{out}");
+    assert!(out.contains("\nposition: 0,0/3/0,0/1/B\n"), "{out}");
     assert!(out.ends_with("final score: South 3, North 1, margin +2 (South minus North)\n"));
     let a = kalah(&["play", "--json", "--pits", "2", "--seeds", "1", "A2 A1"]).success();
     let v = json_lines(&stdout(&a));
@@ -166,6 +170,11 @@ fn an_illegal_move_is_reported_after_the_moves_before_it() {
     let out = stdout(&a);
     assert!(
         out.contains("3. B1") && out.contains("record: A3+ A6 B1"),
+        "{out}"
+    );
+    // The position reached is that after the last legal move.
+    assert!(
+        out.ends_with("position: 4,4,0,5,5,0/2/0,6,6,6,5,5/0/A\n"),
         "{out}"
     );
     let err = stderr(&a);

@@ -114,6 +114,29 @@ fn moves_are_the_values_of_kalah_moves() {
 }
 
 #[test]
+fn config_gives_every_default_switch_as_a_request_gets_it() {
+    for args in [&[][..], &["--pits", "4", "--capture", "empty", "--pie"][..]] {
+        let server = Server::start(args);
+        let (status, cfg) = server.get("/api/config");
+        assert_eq!(status, 200, "{cfg}");
+        // The rules of a request without parameters, every switch named.
+        let (_, start) = server.get("/api/position");
+        assert_eq!(cfg["defaults"], start["game"], "{args:?}: {cfg}");
+        assert_eq!(
+            cfg["defaults"].as_object().map(|o| o.len()),
+            Some(9),
+            "{cfg}"
+        );
+    }
+    let server = Server::start(&[]);
+    let (_, cfg) = server.get("/api/config");
+    assert_eq!(cfg["defaults"]["pits"], 6);
+    assert_eq!(cfg["defaults"]["seeds"], 4);
+    assert_eq!(cfg["defaults"]["capture"], "standard");
+    assert_eq!(cfg["defaults"]["pie"], false);
+}
+
+#[test]
 fn a_finished_game_has_its_final_margin_and_no_moves() {
     let server = Server::start(&[]);
     let (status, v) = server.get("/api/moves?position=0,0/1/2,1/0/A");
@@ -146,7 +169,7 @@ fn positions_inside_the_database_are_read_from_it() {
     );
     let (_, cfg) = server.get("/api/config");
     assert_eq!(cfg["db"], out);
-    assert_eq!(cfg["defaults"]["pits"], "3");
+    assert_eq!(cfg["defaults"]["pits"], 3);
 }
 
 #[test]

@@ -150,6 +150,32 @@ fn moves_lists_every_legal_move_best_first() {
 }
 
 #[test]
+fn moves_says_it_searches_once_the_endgame_table_is_built() {
+    // stderr is not a terminal here: each status is also a line, in the order set.
+    let out = succeeded(&[
+        "moves",
+        "--pits",
+        "4",
+        "--seeds",
+        "3",
+        "--endgame",
+        "4",
+        "--tt-mb",
+        "16",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let at = |prefix: &str| {
+        err.lines()
+            .position(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line '{prefix}...' in\n{err}"))
+    };
+    let table = at("endgame table: boards with up to 4 seeds");
+    let searching = at("searching the moves of 3,3,3,3/0/3,3,3,3/0/A: 0 of 4 solved");
+    let first = at("A");
+    assert!(table < searching && searching < first, "{err}");
+}
+
+#[test]
 fn pie_rule_analysis_lists_whole_first_turns() {
     let pie = |threads: &[&str]| {
         json_of(

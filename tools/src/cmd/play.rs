@@ -98,7 +98,9 @@ pub fn run_play(args: &PlayArgs) -> Result<(), CliError> {
         let texts: Vec<String> = played.iter().map(|p| p.text.to_string()).collect();
         writeln!(out)?;
         writeln!(out, "record: {}", texts.join(" "))?;
+        // The position reached, as `--position` takes it: the game goes on from here.
         let last = played.last().map_or(start, |p| p.after);
+        writeln!(out, "position: {last}")?;
         if let Some(margin) = view::final_margin(&game, &last) {
             writeln!(out, "{}", score_line(&last, margin))?;
         }

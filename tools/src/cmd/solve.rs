@@ -315,6 +315,13 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     let back = backing(rules, &pos, &a.search, &progress)?;
     let start = Instant::now();
     let mut engine = watched(engine(&back, &a.search, table, None)?, &progress);
+    // The status says what is searched now, not the last step of the set-up (the endgame
+    // table's level) that set it before.
+    let total = back.game.steps(&pos.board()).count();
+    let searching = |done: usize| format!("searching the moves of {pos}: {done} of {total} solved");
+    if !pos.is_over(&back.game) {
+        progress.announce(&searching(0));
+    }
     let mut done = 0;
     let margins: Vec<MoveMargin> = analysis::move_margins(engine.oracle(), &pos, |m| {
         done += 1;
@@ -324,6 +331,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
             signed(m.margin),
             start.elapsed().as_secs_f64()
         ));
+        progress.message(&searching(done));
     });
     progress.finish();
     checked(Ok(()), back.db.as_ref().zip(a.search.db.as_deref()), &pos)?;

@@ -302,13 +302,15 @@ fn spellings<T: Switch>() -> Vec<&'static str> {
 }
 
 /// `GET /api/config`: the server's default rules, the switches and their values, the
-/// database directory, the proofs read and the limits.
+/// database directory, the proofs read and the limits. `defaults` is every switch of the
+/// rules a request without parameters gets (as each answer's `game`), not only the flags
+/// the server was given.
 pub async fn config(State(app): State<Arc<App>>) -> Response {
-    let defaults: serde_json::Map<String, Value> = app
-        .defaults
-        .iter()
-        .map(|(k, v)| (k.clone(), json!(v)))
-        .collect();
+    let defaults = match params::rules_and_position(&Pairs::new(), &app.defaults) {
+        Ok((rules, _)) => game_json(&rules),
+        // The server checked its rules before it started.
+        Err(e) => return ApiError(StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+    };
     let l = &app.explorer.limits;
     Json(json!({
         "defaults": defaults,

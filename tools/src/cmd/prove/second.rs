@@ -79,8 +79,16 @@ pub(super) fn disagreements(proof: &Proof, cs: &CheckState) -> Vec<String> {
         .collect()
 }
 
-/// The status lines.
+/// The status lines. With no check record at all, none were asked: "0 of N confirmed,
+/// N open" would read as a check under way. `scripts/check-proof.py` prints the same line.
 pub(super) fn lines(proof: &Proof, cs: &CheckState) -> Vec<String> {
+    if cs.records == 0 {
+        return vec![format!(
+            "second answers: none asked ({} needed units; `kalah prove DIR --second-answers` \
+             asks them)",
+            cs.units.len()
+        )];
+    }
     let mut out = vec![format!(
         "second answers: {} of {} needed units confirmed, {} disagree, {} open ({} check \
          records in {} files, {} boards split, {:.1} CPU seconds{})",
