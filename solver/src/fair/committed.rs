@@ -1,14 +1,21 @@
 //! The lists of fair starts committed in `results/raw/fair/`, built into the library so
 //! that every front end (the explorer, Python) offers the same ones.
 //!
-//! Each file is a [`List`] of the starts within `-D..=D` only (`kalah fair --list`); the
-//! files and the commands that made them are in `results/fair.md`.
+//! Each file is a [`List`] of the starts whose final margin is 0 (`kalah fair --list`),
+//! named `kalahMN-CAPTURE-movedK.txt`; the commands that made them and what they cost
+//! are in `results/fair.md`.
 
 use super::list::List;
 use crate::rules::Rules;
 
 /// The committed lists' texts.
-const LISTS: &[&str] = &[];
+const LISTS: &[&str] = &[
+    include_str!("../../../results/raw/fair/kalah43-standard-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah53-standard-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah63-standard-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah43-empty-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah53-empty-moved2.txt"),
+];
 
 /// Every committed list, parsed.
 pub fn all() -> Vec<List> {
@@ -19,7 +26,7 @@ pub fn all() -> Vec<List> {
         .collect()
 }
 
-/// The committed list of fair starts (final margin 0) of `rules` with the most seeds
+/// The committed list of the fair starts (final margin 0) of `rules` with the most seeds
 /// moved, if there is one.
 pub fn fair_starts(rules: &Rules) -> Option<List> {
     let name = rules.to_string();
@@ -32,20 +39,49 @@ pub fn fair_starts(rules: &Rules) -> Option<List> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fair::candidates;
+    use crate::fair::{candidates, Verdict};
+    use crate::{Capture, RulesBuilder};
+    use std::collections::HashMap;
+
+    /// The Kalah(m,n) rules, of any capture rule, that `name` names.
+    fn rules_named(name: &str) -> Rules {
+        (1..=6)
+            .flat_map(|pits| (1..=6).map(move |seeds| (pits, seeds)))
+            .flat_map(|(pits, seeds)| {
+                [Capture::Standard, Capture::Empty, Capture::None].map(|capture| {
+                    let mut b = RulesBuilder::new(pits, seeds);
+                    b.capture = Some(capture);
+                    b.build()
+                })
+            })
+            .flatten()
+            .find(|r| r.to_string() == name)
+            .unwrap_or_else(|| panic!("no Kalah(m,n) rules named {name}"))
+    }
 
     #[test]
-    fn every_committed_list_parses_and_lists_only_fair_starts_near_its_start() {
+    fn every_committed_list_lists_draws_near_its_start_once() {
+        assert_eq!(all().len(), LISTS.len());
         for list in all() {
-            let rules = crate::Rules::kalah(6, 4)
-                .ok()
-                .filter(|r| r.to_string() == list.header.rules);
-            let _ = rules;
+            let rules = rules_named(&list.header.rules);
+            assert_eq!(fair_starts(&rules).map(|l| l.header.moved), Some(list.header.moved));
+            let near: HashMap<_, _> = candidates(&rules, list.header.moved)
+                .into_iter()
+                .map(|c| (c.position, c.moved))
+                .collect();
+            let mut seen = std::collections::HashSet::new();
             for e in &list.entries {
-                assert!(e.verdict.is_within(list.header.within), "{e}");
-                assert!(e.moved <= list.header.moved, "{e}");
+                assert_eq!(e.verdict, Verdict::Exact(0), "{rules}: {e}");
+                assert_eq!(near.get(&e.position), Some(&e.moved), "{rules}: {e}");
+                assert!(seen.insert(e.position), "{rules}: {e} twice");
             }
         }
-        let _ = candidates;
+    }
+
+    #[test]
+    fn rules_without_a_list_have_none() {
+        let mut b = RulesBuilder::new(4, 3);
+        b.pie = true;
+        assert!(fair_starts(&b.build().unwrap()).is_none());
     }
 }
