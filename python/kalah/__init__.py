@@ -26,6 +26,7 @@ from ._kalah import (
     Rules,
     Solution,
     __version__,
+    fair_starts,
     moves,
     solve,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "Rules",
     "Solution",
     "__version__",
+    "fair_starts",
     "moves",
     "solve",
 ]

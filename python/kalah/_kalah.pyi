@@ -233,3 +233,10 @@ def moves(
     timeout: Optional[float] = None,
 ) -> list[MoveValue]:
     """The final margin after each legal move, best first: ``kalah moves``'s numbers."""
+
+def fair_starts(rules: Rules) -> list[tuple[Position, int]]:
+    """Every committed fair start of ``rules`` (results/raw/fair/): a start near the
+    rules' start that perfect play draws, South moving first, with the seeds moved from
+    the start, fewest moved first. ValueError where no list is committed for the rules
+    (``kalah fair`` computes one)."""
+    ...
