@@ -23,6 +23,14 @@ pub fn fair_starts(rules: &Rules) -> PyResult<Vec<(Position, u32)>> {
     Ok(list
         .entries
         .iter()
-        .map(|e| (Position { pos: e.position, rules: r }, e.moved))
+        .map(|e| {
+            (
+                Position {
+                    pos: e.position,
+                    rules: r,
+                },
+                e.moved,
+            )
+        })
         .collect())
 }

@@ -24,8 +24,8 @@ fn every_verdict_on_small_boards_agrees_with_the_reference() {
             b.capture = Some(capture);
             let rules = b.build().unwrap();
             let game = Game::new(rules);
-            let table = solver::engine::transposition_table(&rules, rules.total_seeds(), 4)
-                .unwrap();
+            let table =
+                solver::engine::transposition_table(&rules, rules.total_seeds(), 4).unwrap();
             let engine =
                 Engine::new(&game, Sources::default(), table, &Settings::default()).unwrap();
             let mut memo = HashMap::new();
@@ -52,7 +52,10 @@ fn every_verdict_on_small_boards_agrees_with_the_reference() {
                     }
                 }
                 // Both kinds occur, so both branches were checked.
-                assert!(fair > 0 && others > 0, "{rules} within {within}: {fair} fair");
+                assert!(
+                    fair > 0 && others > 0,
+                    "{rules} within {within}: {fair} fair"
+                );
             }
         }
     }

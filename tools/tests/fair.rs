@@ -13,13 +13,24 @@ fn kalah() -> Command {
 
 /// `kalah fair ARGS --quiet --threads 2` on Kalah(3,2), which must succeed: its stdout.
 fn fair(args: &[&str]) -> String {
-    let mut all = vec!["fair", "--pits", "3", "--seeds", "2", "--quiet", "--threads", "2"];
+    let mut all = vec![
+        "fair",
+        "--pits",
+        "3",
+        "--seeds",
+        "2",
+        "--quiet",
+        "--threads",
+        "2",
+    ];
     all.extend(args);
     common::kalah_stdout(&all)
 }
 
 fn json_lines(text: &str) -> Vec<Value> {
-    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// The final margin `kalah solve` gives `position`.
@@ -84,7 +95,11 @@ fn a_killed_run_resumes_from_its_results_file() {
         .args(["--quiet", "--threads", "2", "--results", file])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = String::from_utf8(out.stdout).unwrap();
     assert!(report.contains("526 starts (100 read back"), "{report}");
     // The same starts as the whole run, and a whole file again: no line twice, none cut.
@@ -112,7 +127,16 @@ fn a_results_file_of_other_rules_or_with_a_bad_line_is_refused() {
     fair(&["--moved", "1", "--results", file]);
     let run = |args: &[&str]| {
         kalah()
-            .args(["fair", "--pits", "3", "--quiet", "--threads", "1", "--results", file])
+            .args([
+                "fair",
+                "--pits",
+                "3",
+                "--quiet",
+                "--threads",
+                "1",
+                "--results",
+                file,
+            ])
             .args(args)
             .output()
             .unwrap()
@@ -138,7 +162,10 @@ fn the_list_format_reads_back() {
     let json = json_lines(&fair(&["--moved", "1", "--json"]));
     assert_eq!(list.len(), json.len());
     for (l, j) in list.iter().zip(&json) {
-        assert_eq!(*l, format!("{} {} =+0", j["moved"], j["position"].as_str().unwrap()));
+        assert_eq!(
+            *l,
+            format!("{} {} =+0", j["moved"], j["position"].as_str().unwrap())
+        );
     }
     assert!(text.starts_with("# rules: Kalah(3,2) capture=standard"));
 }

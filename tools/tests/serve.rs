@@ -510,12 +510,18 @@ fn fair_starts_are_offered_for_rules_with_a_committed_list() {
     assert_eq!(status, 200, "{v}");
     let starts = v["starts"].as_array().unwrap();
     assert_eq!(v["count"].as_u64(), Some(starts.len() as u64));
-    assert!(v["rules"].as_str().unwrap().starts_with("Kalah(4,3) capture=standard"));
+    assert!(v["rules"]
+        .as_str()
+        .unwrap()
+        .starts_with("Kalah(4,3) capture=standard"));
     // Each start of a sample is a draw: its best move for South ends level.
     for s in starts.iter().step_by(starts.len() / 8 + 1) {
         let moved = s["moved"].as_u64().unwrap();
         assert!((1..=v["moved"].as_u64().unwrap()).contains(&moved), "{s}");
-        let path = format!("/api/moves?position={}", enc(s["position"].as_str().unwrap()));
+        let path = format!(
+            "/api/moves?position={}",
+            enc(s["position"].as_str().unwrap())
+        );
         let (status, m) = server.get(&path);
         assert_eq!(status, 200, "{m}");
         assert_eq!(m["value"], 0, "{s}: {m}");

@@ -64,7 +64,10 @@ mod tests {
         assert_eq!(all().len(), LISTS.len());
         for list in all() {
             let rules = rules_named(&list.header.rules);
-            assert_eq!(fair_starts(&rules).map(|l| l.header.moved), Some(list.header.moved));
+            assert_eq!(
+                fair_starts(&rules).map(|l| l.header.moved),
+                Some(list.header.moved)
+            );
             let near: HashMap<_, _> = candidates(&rules, list.header.moved)
                 .into_iter()
                 .map(|c| (c.position, c.moved))

@@ -121,7 +121,9 @@ impl FromStr for Entry {
             moved: moved
                 .parse()
                 .map_err(|_| format!("'{moved}' is not a number of seeds moved"))?,
-            position: position.parse().map_err(|e: crate::PositionError| e.to_string())?,
+            position: position
+                .parse()
+                .map_err(|e: crate::PositionError| e.to_string())?,
             verdict: verdict.parse()?,
         })
     }
@@ -195,20 +197,19 @@ mod tests {
         );
         assert!(list.entries[0].verdict.is_within(0));
         assert!(!list.entries[1].verdict.is_within(5));
-        let again: List = format!(
-            "{}{}\n",
-            list.header.text(),
-            lines.join("\n")
-        )
-        .parse()
-        .unwrap();
+        let again: List = format!("{}{}\n", list.header.text(), lines.join("\n"))
+            .parse()
+            .unwrap();
         assert_eq!(again, list);
     }
 
     #[test]
     fn bad_lines_are_named() {
         let e = |s: &str| s.parse::<List>().unwrap_err().to_string();
-        assert_eq!(e("# within: 0\n# moved: 1\n"), "no '# rules:' line in the header");
+        assert_eq!(
+            e("# within: 0\n# moved: 1\n"),
+            "no '# rules:' line in the header"
+        );
         assert!(e("# rules: x\n# within: -1\n").contains("line 2: '-1'"));
         let head = "# rules: x\n# within: 0\n# moved: 1\n";
         assert!(e(&format!("{head}1 1,3/0/2,2/0/A")).contains("line 4: expected 3 fields"));

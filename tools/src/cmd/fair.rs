@@ -296,7 +296,12 @@ fn report(
         let args: Vec<String> = std::env::args().skip(1).collect();
         say!("{}", header.text().trim_end());
         say!("# command: kalah {}", args.join(" "));
-        say!("# {} starts within {} moved seeds; {} listed", all.len(), a.moved, shown.len());
+        say!(
+            "# {} starts within {} moved seeds; {} listed",
+            all.len(),
+            a.moved,
+            shown.len()
+        );
         for e in &shown {
             say!("{e}");
         }
@@ -321,7 +326,11 @@ fn report(
         a.moved,
         counts(&every)
     );
-    say!("fair:     {} with {band} ({})", within.len(), counts(&within));
+    say!(
+        "fair:     {} with {band} ({})",
+        within.len(),
+        counts(&within)
+    );
     if within.is_empty() {
         say!(
             "          none: every start within {} moved seeds is decided by more than {} \
@@ -336,10 +345,19 @@ fn report(
             let value = match e.verdict {
                 Verdict::Exact(m) => signed(m),
                 Verdict::Outside(b) => {
-                    format!("{}{}", if b.at_least { ">=" } else { "<=" }, signed(b.margin))
+                    format!(
+                        "{}{}",
+                        if b.at_least { ">=" } else { "<=" },
+                        signed(b.margin)
+                    )
                 }
             };
-            say!("  {:>5}  {:<40} {:>8}", e.moved, e.position.to_string(), value);
+            say!(
+                "  {:>5}  {:<40} {:>8}",
+                e.moved,
+                e.position.to_string(),
+                value
+            );
         }
     }
     say!(

@@ -314,9 +314,7 @@ fn fair_inner(app: &App, query: Option<&str>) -> Result<Value, ApiError> {
             format!("no committed list of fair starts for {rules}; `kalah fair` computes one"),
         )
     })?;
-    let start = |e: &solver::fair::list::Entry| {
-        json!({ "position": e.position.to_string(), "moved": e.moved })
-    };
+    let start = |e: &solver::fair::list::Entry| json!({ "position": e.position.to_string(), "moved": e.moved });
     let mut starts: Vec<Value> = list.entries.iter().map(start).collect();
     if let Some(text) = params::get(&pairs, "pick") {
         let n = list.entries.len();
