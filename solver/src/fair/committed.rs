@@ -15,6 +15,7 @@ const LISTS: &[&str] = &[
     include_str!("../../../results/raw/fair/kalah63-standard-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah43-empty-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah53-empty-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah63-empty-moved2.txt"),
 ];
 
 /// Every committed list, parsed.
