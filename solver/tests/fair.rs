@@ -18,7 +18,8 @@ fn reference_margin(game: &Game, pos: &Position, memo: &mut HashMap<solver::Boar
 
 #[test]
 fn every_verdict_on_small_boards_agrees_with_the_reference() {
-    for (pits, seeds) in [(3, 2), (4, 2), (3, 3)] {
+    // Kalah(1,2) has starts whose game is over (a row emptied by the seeds moved).
+    for (pits, seeds) in [(1, 2), (2, 2), (3, 2), (4, 2), (3, 3)] {
         for capture in [Capture::Standard, Capture::Empty] {
             let mut b = RulesBuilder::new(pits, seeds);
             b.capture = Some(capture);
@@ -36,10 +37,15 @@ fn every_verdict_on_small_boards_agrees_with_the_reference() {
                     let want = reference_margin(&game, &c.position, &mut memo);
                     let what = format!("{rules} within {within}: {}", c.position);
                     match judge.settle(&c.position, within) {
+                        // Exact: within the band, or a game already over.
                         Verdict::Exact(m) => {
                             assert_eq!(m, want, "{what}");
-                            assert!(m.unsigned_abs() <= within, "{what}");
-                            fair += 1;
+                            if m.unsigned_abs() <= within {
+                                fair += 1;
+                            } else {
+                                assert!(c.position.is_over(&game), "{what}");
+                                others += 1;
+                            }
                         }
                         Verdict::Outside(b) => {
                             if b.at_least {
