@@ -58,7 +58,8 @@ enum Command {
     /// tree, each leaf searched as a proof's unit
     Estimate(cmd::estimate::EstimateArgs),
     /// Fair starts: every start within K moved seeds of the start whose final margin is 0
-    /// (or within -D..=D), resumable from a results file
+    /// (or within -D..=D), resumable from a results file. --threads starts are settled at
+    /// once, each by a search of its own on one thread, all sharing one table
     Fair(cmd::fair::FairArgs),
 }
 
