@@ -153,6 +153,18 @@ fn a_results_file_of_other_rules_or_with_a_bad_line_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("'zero' is not a final margin"), "{err}");
     assert!(err.contains("line "), "{err}");
+    // Not a file to append to: refused, without a read that never ends.
+    for (bad, why) in [("/dev/zero", "not a regular file"), ("/", "not a regular file")] {
+        let out = kalah()
+            .args(["fair", "--pits", "3", "--seeds", "2", "--quiet", "--results", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{bad}: {err}");
+    }
+    std::fs::write(&path, b"\xff\xfe\n").unwrap();
+    assert_eq!(run(&["--seeds", "2"]).status.code(), Some(2));
 }
 
 #[test]
