@@ -38,14 +38,21 @@ const LISTS: &[&str] = &[
     include_str!("../../../results/raw/fair/kalah44-empty-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah45-standard-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah45-empty-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah46-standard-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah46-empty-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah52-standard-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah52-empty-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah53-standard-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah53-empty-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah54-standard-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah54-empty-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah55-standard-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah62-standard-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah62-empty-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah63-standard-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah63-empty-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah64-standard-moved1.txt"),
+    include_str!("../../../results/raw/fair/kalah64-empty-moved1.txt"),
 ];
 
 /// Every committed list, parsed.
