@@ -11,18 +11,13 @@ fn kalah() -> Command {
     Command::cargo_bin("kalah").unwrap()
 }
 
+/// `kalah fair` on Kalah(3,2), quiet.
+const KALAH32: [&str; 6] = ["fair", "--pits", "3", "--seeds", "2", "--quiet"];
+
 /// `kalah fair ARGS --quiet --threads 2` on Kalah(3,2), which must succeed: its stdout.
 fn fair(args: &[&str]) -> String {
-    let mut all = vec![
-        "fair",
-        "--pits",
-        "3",
-        "--seeds",
-        "2",
-        "--quiet",
-        "--threads",
-        "2",
-    ];
+    let mut all = KALAH32.to_vec();
+    all.extend(["--threads", "2"]);
     all.extend(args);
     common::kalah_stdout(&all)
 }
@@ -154,9 +149,13 @@ fn a_results_file_of_other_rules_or_with_a_bad_line_is_refused() {
     assert!(err.contains("'zero' is not a final margin"), "{err}");
     assert!(err.contains("line "), "{err}");
     // Not a file to append to: refused, without a read that never ends.
-    for (bad, why) in [("/dev/zero", "not a regular file"), ("/", "not a regular file")] {
+    for (bad, why) in [
+        ("/dev/zero", "not a regular file"),
+        ("/", "not a regular file"),
+    ] {
         let out = kalah()
-            .args(["fair", "--pits", "3", "--seeds", "2", "--quiet", "--results", bad])
+            .args(KALAH32)
+            .args(["--results", bad])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{bad}");
