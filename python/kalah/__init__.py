@@ -27,6 +27,7 @@ from ._kalah import (
     Rules,
     Solution,
     __version__,
+    fair_starts,
     moves,
     solve,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "Rules",
     "Solution",
     "__version__",
+    "fair_starts",
     "moves",
     "solve",
 ]

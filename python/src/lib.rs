@@ -4,7 +4,8 @@
 //! One file a noun: `rules` (`Rules`), `position` (`Position`), `options` (the options of
 //! a solve), `engine` (the value source of a solve), `endgame` (the endgame table kept
 //! between solves), `watch` (Ctrl-C and time limits), `solve` (`solve`, `moves` and their
-//! results), `database` (`Database`), `probe` (`Probe`, `Probes`), `errors` (the exceptions).
+//! results), `database` (`Database`), `probe` (`Probe`, `Probes`), `fair`
+//! (`fair_starts`), `errors` (the exceptions).
 
 use pyo3::prelude::*;
 
@@ -12,6 +13,7 @@ mod database;
 mod endgame;
 mod engine;
 mod errors;
+mod fair;
 mod options;
 mod position;
 mod probe;
@@ -31,6 +33,7 @@ fn _kalah(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<probe::Probes>()?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(solve::moves, m)?)?;
+    m.add_function(wrap_pyfunction!(fair::fair_starts, m)?)?;
     m.add("DatabaseError", m.py().get_type::<errors::DatabaseError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

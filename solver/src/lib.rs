@@ -12,9 +12,9 @@
 //!   rules that can cycle); [`dbfile`]: the database directory on disk;
 //! - [`search`]: the exact search (MTD(f)), its transposition table and endgame table;
 //! - over them: [`verify`] (re-deriving database entries), [`analysis`] (solutions in
-//!   final margins), [`pie`] (the pie rule), [`engine`] (which value source a rules
-//!   set gets) and [`budget`] (the memory those sources ask for, checked before it is
-//!   allocated).
+//!   final margins), [`pie`] (the pie rule), [`fair`] (fair starts near the start),
+//!   [`engine`] (which value source a rules set gets) and [`budget`] (the memory those
+//!   sources ask for, checked before it is allocated).
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -23,6 +23,7 @@ pub mod board;
 pub mod budget;
 pub mod dbfile;
 pub mod engine;
+pub mod fair;
 pub mod game;
 pub mod gen;
 pub mod memory;

@@ -57,6 +57,10 @@ enum Command {
     /// Estimate what a proof of one question would cost, from random walks down its proof
     /// tree, each leaf searched as a proof's unit
     Estimate(cmd::estimate::EstimateArgs),
+    /// Fair starts: every start within K moved seeds of the start whose final margin is 0
+    /// (or within -D..=D), resumable from a results file. --threads starts are settled at
+    /// once, each by a search of its own on one thread, all sharing one table
+    Fair(cmd::fair::FairArgs),
 }
 
 fn run(cli: &Cli) -> Result<(), CliError> {
@@ -71,6 +75,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Serve(a) => cmd::serve::run(a),
         Command::Prove(a) => cmd::prove::run(a),
         Command::Estimate(a) => cmd::estimate::run(a),
+        Command::Fair(a) => cmd::fair::run(a),
     }
 }
 

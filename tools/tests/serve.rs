@@ -525,3 +525,50 @@ fn the_kalah66_start_is_answered_from_the_committed_proofs() {
         "{err}"
     );
 }
+
+#[test]
+fn fair_starts_are_offered_for_rules_with_a_committed_list() {
+    let server = Server::start(&[]);
+    let (status, v) = server.get("/api/fair?pits=4&seeds=3&capture=standard");
+    assert_eq!(status, 200, "{v}");
+    let starts = v["starts"].as_array().unwrap();
+    assert_eq!(v["count"].as_u64(), Some(starts.len() as u64));
+    assert!(v["rules"]
+        .as_str()
+        .unwrap()
+        .starts_with("Kalah(4,3) capture=standard"));
+    // Each start of a sample is a draw: its best move for South ends level.
+    for s in starts.iter().step_by(starts.len() / 8 + 1) {
+        let moved = s["moved"].as_u64().unwrap();
+        assert!((1..=v["moved"].as_u64().unwrap()).contains(&moved), "{s}");
+        let path = format!(
+            "/api/moves?position={}",
+            enc(s["position"].as_str().unwrap())
+        );
+        let (status, m) = server.get(&path);
+        assert_eq!(status, 200, "{m}");
+        assert_eq!(m["value"], 0, "{s}: {m}");
+        assert_eq!(api_moves(&m)[0].1, 0, "{s}: {m}");
+    }
+    // A chosen one, by its number: the link of a start reproduces it.
+    let (status, one) = server.get("/api/fair?pits=4&seeds=3&pick=2");
+    assert_eq!(status, 200, "{one}");
+    assert_eq!(one["starts"], serde_json::json!([starts[1]]));
+    let (status, e) = server.get("/api/fair?pits=4&seeds=3&pick=0");
+    assert_eq!(status, 400);
+    assert!(e["error"].as_str().unwrap().contains("pick=0"), "{e}");
+    let (status, e) = server.get("/api/fair?pits=6&seeds=6");
+    assert_eq!(status, 404);
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("no committed list of fair starts for Kalah(6,6)"),
+        "{e}"
+    );
+    // The page offers it.
+    let (_, html) = server.get_raw("/");
+    assert!(html.contains(r#"id="fair""#));
+    let (_, js) = server.get_raw("/page.js");
+    assert!(js.contains("/api/fair"));
+}

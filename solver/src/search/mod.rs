@@ -254,6 +254,21 @@ impl<'a> Solver<'a> {
         }
     }
 
+    /// A serial solver with this one's settings and value sources that shares its
+    /// transposition table, to search another board on another thread at the same time
+    /// (the searches of many positions, as a split point's searches share it). The table
+    /// is keyed on the pits alone, so what one search stores is exact for the other.
+    /// Its counters start at zero.
+    pub fn sibling(&self) -> Solver<'a> {
+        Solver {
+            config: Config {
+                split_seeds: i32::MAX,
+                ..self.config.clone()
+            },
+            ..Solver::blank(self.game, Arc::clone(&self.table))
+        }
+    }
+
     /// Probe `db` for every board with at most `db.max_seeds()` seeds on it.
     pub fn with_probe(mut self, db: &'a dyn Probe) -> Solver<'a> {
         self.config.probe_max = db.max_seeds();

@@ -8,6 +8,7 @@
 pub mod bench;
 pub mod db;
 pub mod estimate;
+pub mod fair;
 pub mod play;
 pub mod prove;
 pub mod serve;

@@ -1,6 +1,6 @@
 //! The JSON API: `/api/moves` (the value of every legal move), `/api/play` (play moves),
-//! `/api/position` (a position checked) and `/api/config` (the server's defaults and
-//! limits). Every answer is a JSON object; a move's `value` is always exact, and where
+//! `/api/position` (a position checked), `/api/fair` (the committed fair starts of a
+//! rules set) and `/api/config` (the server's defaults and limits). Every answer is a JSON object; a move's `value` is always exact, and where
 //! only bounds are proved (a proof's first moves) the move has `exact: false`, its
 //! `margin_at_least` and `margin_at_most`, and no `value`;
 //! an error is `{"error": message}` with a 4xx status for a bad request (the CLI's
@@ -296,6 +296,44 @@ pub async fn position(State(app): State<Arc<App>>, RawQuery(query): RawQuery) ->
     }
 }
 
+/// `GET /api/fair?RULES[&pick=N]`: the committed fair starts of the rules (see
+/// `solver::fair::committed`), each with its seeds moved, or with `pick` only the `N`th
+/// (from 1); 404 where no list is committed for the rules.
+pub async fn fair(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match fair_inner(&app, query.as_deref()) {
+        Ok(v) => Json(v).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+fn fair_inner(app: &App, query: Option<&str>) -> Result<Value, ApiError> {
+    let (pairs, rules, _) = parse(app, query, &position_keys(&["pick"]))?;
+    let list = solver::fair::committed::fair_starts(&rules).ok_or_else(|| {
+        ApiError(
+            StatusCode::NOT_FOUND,
+            format!("no committed list of fair starts for {rules}; `kalah fair` computes one"),
+        )
+    })?;
+    let start = |e: &solver::fair::list::Entry| json!({ "position": e.position.to_string(), "moved": e.moved });
+    let mut starts: Vec<Value> = list.entries.iter().map(start).collect();
+    if let Some(text) = params::get(&pairs, "pick") {
+        let n = list.entries.len();
+        let i = text
+            .parse::<usize>()
+            .ok()
+            .filter(|i| (1..=n).contains(i))
+            .ok_or_else(|| ApiError::bad(format!("pick={text}: give a number from 1 to {n}")))?;
+        starts = vec![starts.swap_remove(i - 1)];
+    }
+    Ok(json!({
+        "rules": rules.to_string(),
+        "game": game_json(&rules),
+        "moved": list.header.moved,
+        "count": list.entries.len(),
+        "starts": starts,
+    }))
+}
+
 /// Every spelling of a switch, the default first.
 fn spellings<T: Switch>() -> Vec<&'static str> {
     T::VALUES.iter().map(|(n, _)| *n).collect()
@@ -348,7 +386,7 @@ pub async fn not_found(uri: axum::http::Uri) -> Response {
     ApiError(
         StatusCode::NOT_FOUND,
         format!(
-            "no such endpoint '{}'; the API has /api/moves, /api/play, /api/position and /api/config",
+            "no such endpoint '{}'; the API has /api/moves, /api/play, /api/position, /api/fair and /api/config",
             uri.path()
         ),
     )

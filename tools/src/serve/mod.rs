@@ -53,6 +53,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/moves", get(api::moves))
         .route("/api/play", get(api::play))
         .route("/api/position", get(api::position))
+        .route("/api/fair", get(api::fair))
         .route("/api/config", get(api::config))
         .route("/api/{*rest}", get(api::not_found))
         .with_state(app)

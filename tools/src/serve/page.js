@@ -403,6 +403,21 @@ async function refuseLink(position) {
   }
 }
 
+// A fair start of the rules shown, at random from the committed list (/api/fair): a start
+// near the rules' start that perfect play draws. It opens as any position does, so the
+// link to it reproduces it.
+async function fairStart() {
+  const d = await api("/api/fair", params(""));
+  if (d.status !== 200) {
+    showError(d.body.error);
+    return;
+  }
+  const pick = d.body.starts[Math.floor(Math.random() * d.body.starts.length)];
+  await restart(pick.position);
+  $("note").textContent = "A fair start: " + pick.moved + " seed" + (pick.moved === 1 ? "" : "s") +
+    " moved from the start, one of " + d.body.count + " that perfect play draws.";
+}
+
 function fillSelect(id, values) {
   const s = $(id);
   s.innerHTML = "";
@@ -448,6 +463,7 @@ async function main() {
   $("last").addEventListener("click", () => go(state.moves.length));
   $("swap").addEventListener("click", () => { state.swap = true; render(); });
   $("reset").addEventListener("click", () => restart(""));
+  $("fair").addEventListener("click", fairStart);
   $("set-position").addEventListener("click", async () => {
     const text = $("position").value.trim();
     const old = { start: state.start, moves: state.moves, at: state.at };

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The lists of fair starts in results/raw/fair/ (see results/fair.md): for each board and
+# capture rule given, `kalah fair` on one thread at nice 15, its results file (every start's
+# verdict, resumable: a killed run rerun goes on where it stopped) in NAME.all.txt, the
+# list of fair starts in NAME.txt and its GNU time figures on stderr.
+#
+#   scripts/fair.sh 6x3 4x4          # both capture rules, two moved seeds
+#   MOVED=1 scripts/fair.sh 6x4      # one moved seed
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kalah=${KALAH_BIN:-target/release/kalah}
+moved=${MOVED:-2}
+out=results/raw/fair
+mkdir -p "$out"
+for size in "$@"; do
+  pits=${size%x*}
+  seeds=${size#*x}
+  for capture in standard empty; do
+    name="kalah$pits$seeds-$capture-moved$moved"
+    echo "$name:" >&2
+    /usr/bin/time -f "$name: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
+      nice -n 15 "$kalah" fair --pits "$pits" --seeds "$seeds" --capture "$capture" \
+      --moved "$moved" --threads 1 --quiet --results "$out/$name.all.txt" --list \
+      > "$out/$name.txt"
+  done
+done
