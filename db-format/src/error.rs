@@ -100,7 +100,8 @@ pub enum DbError {
 
     /// The payload does not hash to the checksum stored in the header.
     #[error(
-        "{}: payload checksum mismatch (stored {stored:#018x}, computed {computed:#018x})",
+        "{}: payload checksum mismatch (stored {stored:#018x}, computed {computed:#018x}): \
+         the file is damaged; delete it and rebuild it with `kalah db build`",
         .path.display()
     )]
     ChecksumMismatch {

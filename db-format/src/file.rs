@@ -27,6 +27,7 @@ use crate::error::DbError;
 use crate::header::{Header, HEADER_LEN};
 use crate::rules::RulesKey;
 use crate::source::{LevelSource, RUN};
+use crate::stamp::{self, Identity};
 use crate::value::{self, MAX_LEVEL_SEEDS};
 
 /// The format a level file is written in.
@@ -349,8 +350,11 @@ fn file_kind(kind: &fs::FileType) -> &'static str {
 /// Invariant: the header decoded, and the mapping is exactly as long as the header
 /// says (`64 + entry_count` bytes in version 1, the [`crate::compact::Layout`]'s in
 /// version 2), so every rank in `0..len()` has an entry; a version-2 file's code table
-/// is a valid code and `compact` its decoder. The payload checksum is *not* checked on
-/// open (that reads the whole file); call [`verify`](LevelFile::verify) for that.
+/// is a valid code and `compact` its decoder. Opened with [`LevelFile::open`] or
+/// [`LevelFile::open_populated`], the payload also hashes to the header's checksum
+/// (checked now, or vouched for by the directory's [`crate::stamp`]), so a damaged file
+/// is refused before any entry is read; [`LevelFile::open_any`], for tools that inspect
+/// files, checks the header only.
 #[derive(Debug)]
 pub struct LevelFile {
     /// Where the file is (for error messages).
@@ -361,6 +365,19 @@ pub struct LevelFile {
     map: Mmap,
     /// Version 2: the payload's layout and decoding table.
     compact: Option<Compact>,
+    /// The file's state when opened, for the stamp.
+    identity: Identity,
+    /// Whether the payload was hashed (and matched the header) when the file was opened.
+    hashed: bool,
+}
+
+/// What opening a level file checks beyond its header and length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    /// Nothing: the caller inspects the file or verifies it itself.
+    HeaderOnly,
+    /// The payload's checksum, unless the stamp vouches for the file.
+    Checksum,
 }
 
 impl LevelFile {
@@ -371,19 +388,28 @@ impl LevelFile {
     /// ([`DbError::RulesMismatch`], naming both rule sets), seeds
     /// ([`DbError::SeedsMismatch`]), entry count, and file length
     /// ([`DbError::LengthMismatch`]); for version 2, then the code table and the zero
-    /// padding ([`DbError::Corrupted`]).
+    /// padding ([`DbError::Corrupted`]). Then the payload's checksum
+    /// ([`DbError::ChecksumMismatch`]): read and hashed at the first open, and at later
+    /// ones only if the file changed since ([`crate::stamp`] remembers it), so that no
+    /// entry of a damaged file is ever read.
     pub fn open(
         path: &Path,
         expected_rules: &RulesKey,
         expected_seeds: u32,
     ) -> Result<LevelFile, DbError> {
-        LevelFile::open_checked(path, Some((expected_rules, expected_seeds)), false)
+        LevelFile::open_checked(
+            path,
+            Some((expected_rules, expected_seeds)),
+            false,
+            Check::Checksum,
+        )
     }
 
     /// Opens any valid level file, whatever its rules and seeds (for tools that
-    /// inspect files). Checks magic, version, header fields and length.
+    /// inspect files). Checks magic, version, header fields and length, not the payload:
+    /// call [`verify`](LevelFile::verify) before trusting an entry.
     pub fn open_any(path: &Path) -> Result<LevelFile, DbError> {
-        LevelFile::open_checked(path, None, false)
+        LevelFile::open_checked(path, None, false, Check::HeaderOnly)
     }
 
     /// As [`LevelFile::open`], and map every page up front (`MAP_POPULATE`): one pass over
@@ -394,7 +420,12 @@ impl LevelFile {
         expected_rules: &RulesKey,
         expected_seeds: u32,
     ) -> Result<LevelFile, DbError> {
-        LevelFile::open_checked(path, Some((expected_rules, expected_seeds)), true)
+        LevelFile::open_checked(
+            path,
+            Some((expected_rules, expected_seeds)),
+            true,
+            Check::Checksum,
+        )
     }
 
     /// [`open`](LevelFile::open) with optional expectations.
@@ -402,6 +433,7 @@ impl LevelFile {
         path: &Path,
         expected: Option<(&RulesKey, u32)>,
         populate: bool,
+        check: Check,
     ) -> Result<LevelFile, DbError> {
         let io = |source| DbError::Io {
             path: path.to_path_buf(),
@@ -434,7 +466,9 @@ impl LevelFile {
             path: path.to_path_buf(),
             what: "file length implied by the header overflows".to_string(),
         })?;
-        let actual_len = file.metadata().map_err(io)?.len();
+        let meta = file.metadata().map_err(io)?;
+        let identity = Identity::of(&meta);
+        let actual_len = meta.len();
         let length_mismatch = |actual_len| DbError::LengthMismatch {
             path: path.to_path_buf(),
             expected_len,
@@ -466,11 +500,27 @@ impl LevelFile {
                 }
             })?),
         };
+        let hashed =
+            check == Check::Checksum && !stamp::vouched(path, &identity, header.checksum) && {
+                let started = stamp::now_ns();
+                let computed = hash_payload(&file, path)?;
+                if computed != header.checksum {
+                    return Err(DbError::ChecksumMismatch {
+                        path: path.to_path_buf(),
+                        stored: header.checksum,
+                        computed,
+                    });
+                }
+                stamp::remember(path, identity, header.checksum, started);
+                true
+            };
         Ok(LevelFile {
             path: path.to_path_buf(),
             header,
             map,
             compact,
+            identity,
+            hashed,
         })
     }
 
@@ -605,15 +655,30 @@ impl LevelFile {
     /// `-seeds..=seeds` ([`DbError::Corrupted`] naming the first bad rank); in version
     /// 2, instead, decodes every block and checks the indexes against where the blocks
     /// end ([`Compact::walk`]; its values are in range by construction).
+    ///
+    /// A file whose checksum this process hashed when opening it is not hashed again. A
+    /// verified file is recorded in the directory's [`crate::stamp`], so that later opens
+    /// need not hash it.
     pub fn verify(&self) -> Result<(), DbError> {
-        let computed = checksum(self.payload());
-        if computed != self.header.checksum {
-            return Err(DbError::ChecksumMismatch {
-                path: self.path.clone(),
-                stored: self.header.checksum,
-                computed,
-            });
+        let started = stamp::now_ns();
+        if !self.hashed {
+            let computed = checksum(self.payload());
+            if computed != self.header.checksum {
+                return Err(DbError::ChecksumMismatch {
+                    path: self.path.clone(),
+                    stored: self.header.checksum,
+                    computed,
+                });
+            }
         }
+        self.check_entries()?;
+        stamp::remember(&self.path, self.identity, self.header.checksum, started);
+        Ok(())
+    }
+
+    /// The checks of [`verify`](LevelFile::verify) after the checksum: every value in
+    /// range (version 1), every block decoding as written (version 2).
+    fn check_entries(&self) -> Result<(), DbError> {
         if let Some(code) = &self.compact {
             return match code.walk(self.payload(), &mut |_| Ok(())) {
                 Ok(()) => Ok(()),
@@ -663,6 +728,26 @@ impl LevelSource for &LevelFile {
                 }),
                 Err(WalkError::Sink(e)) => Err(e),
             },
+        }
+    }
+}
+
+/// XXH3-64 of the payload of the level file `file` (at `path`), read with ordinary reads
+/// (not through a mapping, so that the pages of a large level do not join the resident
+/// set of a reader that probes only a few of them).
+fn hash_payload(file: &File, path: &Path) -> Result<u64, DbError> {
+    let mut reader = file;
+    reader
+        .seek(SeekFrom::Start(HEADER_LEN as u64))
+        .map_err(io_at(path))?;
+    let mut hasher = Xxh3::new();
+    let mut buf = vec![0u8; 4 << 20];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(hasher.digest()),
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_at(path)(e)),
         }
     }
 }
@@ -850,12 +935,56 @@ mod tests {
     }
 
     #[test]
-    fn flipped_payload_byte_fails_verify() {
+    fn flipped_payload_byte_fails_open_and_verify() {
         let (_dir, rules, path, _) = written(5);
         let data = fs::read(&path).unwrap();
         patch(&path, 64 + 17, &[data[64 + 17] ^ 0x01]);
-        let f = LevelFile::open(&path, &rules, 5).unwrap();
+        for open in [LevelFile::open, LevelFile::open_populated] {
+            let e = open(&path, &rules, 5).unwrap_err();
+            assert!(matches!(e, DbError::ChecksumMismatch { .. }), "{e}");
+        }
+        let f = LevelFile::open_any(&path).unwrap();
         assert!(matches!(f.verify(), Err(DbError::ChecksumMismatch { .. })));
+    }
+
+    /// A verified file is stamped once it is old enough, and a stamped file that changes
+    /// is checked again: the stamp vouches for a file's state, not its name.
+    #[test]
+    fn the_stamp_vouches_only_for_the_state_verified() {
+        let (dir, rules, path, _) = written(5);
+        let stamp = dir.path().join(crate::stamp::STAMP_NAME);
+        // Just written: checked, but too recent to be stamped.
+        let f = LevelFile::open(&path, &rules, 5).unwrap();
+        assert!(f.hashed);
+        f.verify().unwrap();
+        assert!(!stamp.exists());
+        // Its status-change time is now too, so a stamp written now would not vouch;
+        // record one from the future, as a later open sees it.
+        let id = Identity::of(&fs::metadata(&path).unwrap());
+        let later = crate::stamp::now_ns() + 3 * crate::stamp::RACY_NS;
+        crate::stamp::remember(&path, id, f.header().checksum, later);
+        assert!(stamp.exists());
+        let g = LevelFile::open(&path, &rules, 5).unwrap();
+        assert!(!g.hashed, "the stamp vouches for the file");
+        // One byte flipped in place, the modification time set back: same size, inode
+        // and modification time, only the status-change time differs. (The pause lets
+        // the clock pass a timestamp tick: the stamp's `RACY_NS` rule, bypassed above,
+        // is what covers a change within one tick.)
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let data = fs::read(&path).unwrap();
+        let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+        let mut f = OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(64 + 3)).unwrap();
+        f.write_all(&[data[64 + 3] ^ 0x10]).unwrap();
+        f.set_modified(mtime).unwrap();
+        drop(f);
+        let now = Identity::of(&fs::metadata(&path).unwrap());
+        assert_eq!(
+            (now.size, now.ino, now.mtime_ns),
+            (id.size, id.ino, id.mtime_ns)
+        );
+        let e = LevelFile::open(&path, &rules, 5).unwrap_err();
+        assert!(matches!(e, DbError::ChecksumMismatch { .. }), "{e}");
     }
 
     /// A level written in pieces is the file `write_level_to` writes; a writer dropped or

@@ -26,6 +26,7 @@ pub mod index;
 pub mod rules;
 pub mod shard;
 pub mod source;
+pub mod stamp;
 pub mod value;
 
 pub use crate::{
