@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::rules::RulesKey;
+use crate::rules::{InvalidRules, RulesKey};
 
 /// Everything that can go wrong reading, writing or validating a database.
 #[derive(Debug, thiserror::Error)]
@@ -215,5 +215,11 @@ fn at_rank(rank: Option<u64>) -> String {
     match rank {
         Some(r) => format!(" at rank {r}"),
         None => String::new(),
+    }
+}
+
+impl From<InvalidRules> for DbError {
+    fn from(e: InvalidRules) -> DbError {
+        DbError::InvalidRules { what: e.what }
     }
 }

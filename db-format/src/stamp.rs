@@ -101,7 +101,9 @@ struct Line {
     verified_ns: i128,
 }
 
-/// The stamp of a directory, read into memory.
+/// The stamp of a directory, read into memory: which of its level files had their
+/// checksum verified, and in which state (size, times, device, inode). `FORMAT.md`,
+/// "Damage and the verification stamp", describes the file and when a line vouches.
 #[derive(Debug, Default)]
 pub struct Stamp {
     /// File name to its line.

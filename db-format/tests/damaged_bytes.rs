@@ -7,9 +7,9 @@ use std::fs;
 use std::path::Path;
 
 use db_format::shard::{merge_shards, split_entries, write_shard, ShardHeader, ShardSpec};
-use db_format::value::{decode, in_range};
 use db_format::{
-    file_name, level_size, write_level, Format, Header, LevelFile, RulesKey, HEADER_LEN,
+    decode_value as decode, file_name, level_size, value_in_range as in_range, write_level, Format,
+    Header, LevelFile, RulesKey, HEADER_LEN,
 };
 use proptest::prelude::*;
 

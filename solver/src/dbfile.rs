@@ -9,11 +9,11 @@
 //! [`Probe::max_seeds`] is the highest `K` with every level `0..=K` present. Opening
 //! checks each file's header, rules, seeds and length, and its payload's checksum the
 //! first time the file is opened in its present state ([`LevelFile::open`]: the
-//! directory's [`db_format::stamp`] remembers files verified), so a damaged file is an
+//! directory's [`db_format::STAMP_NAME`] remembers files verified), so a damaged file is an
 //! error before any value is read. Values are read straight from the maps.
 //!
 //! Level files of either format may be mixed: a version-1 level is read one byte a probe,
-//! a compact (version-2) level one block decoded a probe ([`db_format::compact`]).
+//! a compact (version-2) level one block decoded a probe ([`db_format::Compact`]).
 //!
 //! Every value read is also checked against `-k..=k` (one compare), for a file changed
 //! after it was opened (which the format forbids: files are replaced, never rewritten in
@@ -26,7 +26,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use db_format::{file_name, value, DbError, Entries, LevelFile, Ranker, RulesKey};
+use db_format::{file_name, value_in_range, DbError, Entries, LevelFile, Ranker, RulesKey};
 
 use crate::board::Board;
 use crate::probe::Probe;
@@ -176,7 +176,7 @@ impl Probe for Database {
             let _ = self.fault.set((file.seeds(), rank, None));
             return None;
         };
-        if !value::in_range(v, file.seeds()) {
+        if !value_in_range(v, file.seeds()) {
             let _ = self.fault.set((file.seeds(), rank, Some(v)));
             return None;
         }
