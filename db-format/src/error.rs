@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use crate::rules::RulesKey;
+use crate::rules::{InvalidRules, RulesKey};
 
 /// Everything that can go wrong reading, writing or validating a database.
 #[derive(Debug, thiserror::Error)]
@@ -100,7 +100,8 @@ pub enum DbError {
 
     /// The payload does not hash to the checksum stored in the header.
     #[error(
-        "{}: payload checksum mismatch (stored {stored:#018x}, computed {computed:#018x})",
+        "{}: payload checksum mismatch (stored {stored:#018x}, computed {computed:#018x}): \
+         the file is damaged; delete it and rebuild it with `kalah db build`",
         .path.display()
     )]
     ChecksumMismatch {
@@ -214,5 +215,11 @@ fn at_rank(rank: Option<u64>) -> String {
     match rank {
         Some(r) => format!(" at rank {r}"),
         None => String::new(),
+    }
+}
+
+impl From<InvalidRules> for DbError {
+    fn from(e: InvalidRules) -> DbError {
+        DbError::InvalidRules { what: e.what }
     }
 }

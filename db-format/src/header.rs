@@ -40,9 +40,9 @@ use std::path::Path;
 
 use bincode::config::{Configuration, Fixint, LittleEndian, NoLimit};
 
-use crate::compact::{CompactOptions, Layout};
 use crate::error::DbError;
-use crate::index::checked_level_size;
+use crate::layout::{BlockParams, CompactOptions, Layout};
+use crate::ranking::checked_level_size;
 use crate::rules::RulesKey;
 use crate::value::{
     ENCODING_DELTA_HUFFMAN, ENCODING_NET_GAIN_I8, ENTRY_WIDTH, ENTRY_WIDTH_VARIABLE,
@@ -58,7 +58,7 @@ pub const MAGIC: [u8; 8] = *b"KALAHDB\0";
 /// Format version 1: one `i8` an entry.
 pub const VERSION_BYTE: u32 = 1;
 
-/// Format version 2: Huffman-coded deltas in blocks ([`crate::compact`]).
+/// Format version 2: Huffman-coded deltas in blocks ([`crate::Compact`]).
 pub const VERSION_COMPACT: u32 = 2;
 
 /// The versions this crate reads, for error messages.
@@ -126,17 +126,6 @@ struct Wire {
     checksum: u64,
     overflow_len: u64,
     reserved: [u8; RESERVED_TAIL],
-}
-
-/// The block parameters of a compact (version 2) file: header bytes 22, 23 and 40..48.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BlockParams {
-    /// `log2` of the entries a block.
-    pub block_shift: u8,
-    /// `log2` of the bytes a slot.
-    pub slot_shift: u8,
-    /// Bytes of the blocks' continuations.
-    pub overflow_len: u64,
 }
 
 /// The meaningful fields of a level file's header (magic and reserved bytes
@@ -424,7 +413,7 @@ mod tests {
         assert_eq!(b[21], 0);
         assert_eq!(&b[22..24], &[0, 0]);
         assert_eq!(&b[24..32], &h.entry_count.to_le_bytes());
-        assert_eq!(h.entry_count, crate::index::level_size(12, 24));
+        assert_eq!(h.entry_count, crate::ranking::level_size(12, 24));
         assert_eq!(&b[32..40], &0x0123_4567_89ab_cdefu64.to_le_bytes());
         assert!(b[40..].iter().all(|&x| x == 0));
     }

@@ -1,5 +1,5 @@
 //! Length-limited canonical Huffman codes: the code of a compact level file (format
-//! version 2, [`crate::compact`]).
+//! version 2, [`crate::Compact`]).
 //!
 //! Why length-limited: a decoder that reads [`MAX_CODE_LEN`] bits and looks them up in one
 //! table of `2^MAX_CODE_LEN` entries decodes any symbol in one step, which is what keeps a

@@ -10,8 +10,6 @@
 
 use std::fmt;
 
-use crate::error::DbError;
-
 /// Largest number of pits per side: 2 × 8 = 16 cells is the most the ranking supports.
 pub const MAX_PITS: u8 = 8;
 
@@ -58,6 +56,15 @@ pub struct RulesKey {
     pub remaining: u8,
 }
 
+/// A rules key with a pit count or rule code outside the defined range (as
+/// [`crate::DbError::InvalidRules`], which it becomes).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid rules: {what}")]
+pub struct InvalidRules {
+    /// Which field is out of range.
+    pub what: String,
+}
+
 impl RulesKey {
     /// The standard rules (every code 0) with `pits` pits per side.
     pub const fn standard(pits: u8) -> RulesKey {
@@ -73,15 +80,15 @@ impl RulesKey {
     }
 
     /// Checks that `pits` is in `1..=8` and every code is defined.
-    pub fn validate(&self) -> Result<(), DbError> {
+    pub fn validate(&self) -> Result<(), InvalidRules> {
         if !(1..=MAX_PITS).contains(&self.pits) {
-            return Err(DbError::InvalidRules {
+            return Err(InvalidRules {
                 what: format!("pits = {} outside 1..={MAX_PITS}", self.pits),
             });
         }
         for (field, names, code) in self.fields() {
             if usize::from(code) >= names.len() {
-                return Err(DbError::InvalidRules {
+                return Err(InvalidRules {
                     what: format!(
                         "{field} code {code} undefined (defined: 0..={})",
                         names.len() - 1
@@ -109,8 +116,8 @@ impl RulesKey {
     }
 
     /// Parses a [`slug`](RulesKey::slug) back into a valid key.
-    pub fn from_slug(slug: &str) -> Result<RulesKey, DbError> {
-        let bad = || DbError::InvalidRules {
+    pub fn from_slug(slug: &str) -> Result<RulesKey, InvalidRules> {
+        let bad = || InvalidRules {
             what: format!("cannot parse rules slug {slug:?}"),
         };
         let mut parts = slug.split('-');

@@ -1,6 +1,6 @@
 //! A level's entries as a writer reads them: in rank order, as often as it needs.
 //!
-//! Why a trait and not a slice: a compact level file ([`crate::compact`]) is written in
+//! Why a trait and not a slice: a compact level file ([`crate::Compact`]) is written in
 //! two passes over its entries (the symbols' counts, then their codes), and a level of
 //! gigabytes is written from files on disk (shards, or a level file of the other format)
 //! without being held in memory.

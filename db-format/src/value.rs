@@ -19,7 +19,7 @@ pub const ENTRY_WIDTH_VARIABLE: u8 = 0;
 pub const ENCODING_NET_GAIN_I8: u8 = 0;
 
 /// Entry encoding code 1 (format version 2): the same values, as Huffman-coded deltas in
-/// blocks ([`crate::compact`]).
+/// blocks ([`crate::Compact`]).
 pub const ENCODING_DELTA_HUFFMAN: u8 = 1;
 
 /// Largest number of seeds on the board a level may have: values in `-k..=k`
@@ -42,7 +42,7 @@ pub fn in_range(value: i8, seeds: u32) -> bool {
 /// or [`DbError::ValueOutOfRange`] if no position of that level can have it.
 ///
 /// ```
-/// use db_format::value::decode;
+/// use db_format::decode_value as decode;
 /// assert_eq!(decode(0xfe, 5).unwrap(), -2);
 /// assert!(decode(6, 5).is_err());
 /// ```

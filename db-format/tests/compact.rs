@@ -6,11 +6,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use db_format::compact::Layout;
-use db_format::value::in_range;
 use db_format::{
-    checksum, file_name, level_size, write_compact_to, write_level, write_level_from,
-    CompactOptions, DbError, Format, LevelFile, LevelSource, RulesKey, HEADER_LEN,
+    checksum, file_name, level_size, value_in_range as in_range, write_compact_to, write_level,
+    write_level_from, CompactOptions, DbError, Format, Layout, LevelFile, LevelSource, RulesKey,
+    HEADER_LEN,
 };
 use proptest::prelude::*;
 

@@ -1,13 +1,15 @@
 //! Arbitrary and mutated bytes fed to every decoder and reader of the crate: each answers
-//! with an error or with the value that was written, never a panic or an impossible value.
+//! with an error or with the value that was written, never a panic or an impossible value;
+//! and a level file opened for reading ([`LevelFile::open`]) whose bytes differ from those
+//! written in any way is refused, so that no entry of it is ever read.
 
 use std::fs;
 use std::path::Path;
 
 use db_format::shard::{merge_shards, split_entries, write_shard, ShardHeader, ShardSpec};
-use db_format::value::{decode, in_range};
 use db_format::{
-    file_name, level_size, write_level, Format, Header, LevelFile, RulesKey, HEADER_LEN,
+    decode_value as decode, file_name, level_size, value_in_range as in_range, write_level, Format,
+    Header, LevelFile, RulesKey, HEADER_LEN,
 };
 use proptest::prelude::*;
 
@@ -51,9 +53,77 @@ fn check_level(dir: &Path, bytes: &[u8]) {
         }
     }
     if let Ok(f) = LevelFile::open(&path, &key(), SEEDS) {
-        if f.verify().is_ok() {
-            let read: Vec<i8> = (0..f.len()).map(|r| f.get(r)).collect();
-            assert_eq!(read, values(), "a damaged file read as sound");
+        // Opened for reading: the checksum held, so every entry is the one written,
+        // verified or not.
+        let read: Vec<i8> = (0..f.len()).map(|r| f.get(r)).collect();
+        assert_eq!(read, values(), "a damaged file opened for reading");
+        f.verify().unwrap();
+    }
+}
+
+/// A level of `key()` with `seeds` seeds and values a pseudo-random function of the rank
+/// (spread over the whole range, so that compact blocks overflow their slots).
+fn scattered(seeds: u32) -> Vec<i8> {
+    let n = level_size(4, seeds);
+    let span = 2 * seeds as u64 + 1;
+    (0..n)
+        .map(|i| {
+            // SplitMix64 of the rank.
+            let mut z = i.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) % span) as i8 - seeds as i8
+        })
+        .collect()
+}
+
+/// `bytes` (the level `values` of `key()`, `seeds`, as written: `original`, then
+/// changed) opened for reading, both ways: `Err` unless the bytes are those written.
+fn assert_refused_unless_unchanged(
+    dir: &Path,
+    (seeds, values): (u32, &[i8]),
+    original: &[u8],
+    bytes: &[u8],
+) {
+    let path = dir.join(file_name(&key(), seeds));
+    fs::write(&path, bytes).unwrap();
+    for open in [LevelFile::open, LevelFile::open_populated] {
+        match open(&path, &key(), seeds) {
+            Ok(f) => {
+                assert_eq!(bytes, original, "a changed file opened for reading");
+                let read: Vec<i8> = (0..f.len()).map(|r| f.get(r)).collect();
+                assert_eq!(read, values);
+            }
+            Err(e) => assert_ne!(bytes, original, "the file as written refused: {e}"),
+        }
+    }
+}
+
+/// Every byte of a level file of each format (header, a compact file's code table,
+/// slots and continuations, a one-byte file's entries), one bit of it flipped, then all: the
+/// file is refused at open, so no probe of it answers.
+#[test]
+fn every_flipped_bit_of_either_format_is_refused_at_open() {
+    let seeds = 12;
+    let values = scattered(seeds);
+    for format in [Format::Byte, Format::Compact] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_level(dir.path(), &key(), seeds, &values, format).unwrap();
+        let original = fs::read(&path).unwrap();
+        if format == Format::Compact {
+            let f = LevelFile::open(&path, &key(), seeds).unwrap();
+            let layout = *f.compact().unwrap().layout();
+            assert!(
+                layout.overflow_at < layout.len,
+                "no continuations to damage"
+            );
+        }
+        for i in 0..original.len() {
+            for mask in [1 << (i % 8), 0xff] {
+                let mut bytes = original.clone();
+                bytes[i] ^= mask;
+                assert_refused_unless_unchanged(dir.path(), (seeds, &values), &original, &bytes);
+            }
         }
     }
 }
@@ -86,6 +156,27 @@ proptest! {
             bytes.truncate(c.index(bytes.len()));
         }
         check_level(dir.path(), &bytes);
+    }
+
+    /// Random bytes of a level file of either format replaced by random values: the
+    /// file opens for reading only if it is unchanged.
+    #[test]
+    fn randomly_mutated_level_files_never_open_for_reading(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+        compact in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let format = if compact { Format::Compact } else { Format::Byte };
+        let seeds = 12;
+        let values = scattered(seeds);
+        let path = write_level(dir.path(), &key(), seeds, &values, format).unwrap();
+        let original = fs::read(path).unwrap();
+        let mut bytes = original.clone();
+        for (at, b) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = b;
+        }
+        assert_refused_unless_unchanged(dir.path(), (seeds, &values), &original, &bytes);
     }
 
     #[test]

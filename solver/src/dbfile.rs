@@ -7,14 +7,18 @@
 //! [`Database::open`] maps the level files `0, 1, 2, …` of one rule set found in a
 //! directory (named by [`db_format::file_name`]), stopping at the first missing level, so
 //! [`Probe::max_seeds`] is the highest `K` with every level `0..=K` present. Opening
-//! checks each file's header, rules, seeds and length (cheap); it does not read the
-//! payloads (run `kalah db verify` for that). Values are read straight from the maps.
+//! checks each file's header, rules, seeds and length, and its payload's checksum the
+//! first time the file is opened in its present state ([`LevelFile::open`]: the
+//! directory's [`db_format::STAMP_NAME`] remembers files verified), so a damaged file is an
+//! error before any value is read. Values are read straight from the maps.
 //!
 //! Level files of either format may be mixed: a version-1 level is read one byte a probe,
-//! a compact (version-2) level one block decoded a probe ([`db_format::compact`]).
+//! a compact (version-2) level one block decoded a probe ([`db_format::Compact`]).
 //!
-//! Every value read is checked against `-k..=k` (one compare): a byte outside it marks a
-//! damaged file (FORMAT.md), as does a compact block found damaged. The probe then
+//! Every value read is also checked against `-k..=k` (one compare), for a file changed
+//! after it was opened (which the format forbids: files are replaced, never rewritten in
+//! place): a byte outside it marks a damaged file (FORMAT.md), as does a compact block
+//! found damaged. The probe then
 //! answers `None` (the search searches the board itself) and records the fault, which
 //! [`Database::check`] turns into an error naming the file and the entry; callers check it
 //! before they print anything read through the probe.
@@ -22,7 +26,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use db_format::{file_name, value, DbError, Entries, LevelFile, Ranker, RulesKey};
+use db_format::{file_name, value_in_range, DbError, Entries, LevelFile, Ranker, RulesKey};
 
 use crate::board::Board;
 use crate::probe::Probe;
@@ -197,7 +201,7 @@ impl Probe for Database {
             let _ = self.fault.set((file.seeds(), rank, None));
             return None;
         };
-        if !value::in_range(v, file.seeds()) {
+        if !value_in_range(v, file.seeds()) {
             let _ = self.fault.set((file.seeds(), rank, Some(v)));
             return None;
         }
@@ -453,12 +457,12 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
 
-        /// A damaged payload byte: every probe answers a value in range or `None` (and
-        /// then records the fault), and a search over it ends in a value or an error,
-        /// never a panic.
+        /// A damaged byte anywhere in any level file (header or payload, either format):
+        /// the database does not open, and the error names the file, so no probe answers
+        /// from it; a byte rewritten with its own value changes nothing.
         #[test]
-        fn damaged_bytes_are_never_read_as_impossible_values(
-            k in 1u32..=6,
+        fn damaged_bytes_never_open_as_a_database(
+            k in 0u32..=6,
             at in proptest::prelude::any::<proptest::sample::Index>(),
             byte in proptest::prelude::any::<u8>(),
             compact in proptest::prelude::any::<bool>(),
@@ -467,31 +471,24 @@ mod tests {
             let rules = Rules::kalah(2, 3).unwrap();
             let format = if compact { Format::Compact } else { Format::Byte };
             build_files_as(dir.path(), &rules, 6, format);
-            let path = dir.path().join(file_name(&rules.db_key(), k));
+            let name = file_name(&rules.db_key(), k);
+            let path = dir.path().join(&name);
             let mut bytes = fs::read(&path).unwrap();
-            let i = db_format::HEADER_LEN + at.index(bytes.len() - db_format::HEADER_LEN);
+            let i = at.index(bytes.len());
+            let changed = bytes[i] != byte;
             bytes[i] = byte;
             fs::write(&path, &bytes).unwrap();
-            // A damaged compact file may already fail to open (its code table).
-            let Ok(db) = Database::open(dir.path(), &rules) else {
-                proptest::prop_assert!(compact);
-                return Ok(());
-            };
-            let r = Ranker::new(4, k).unwrap();
-            let mut c = [0u8; 4];
-            for rank in 0..r.count() {
-                r.unrank(rank, &mut c);
-                match db.value(&Board::from_cells(2, &c)) {
-                    Some(v) => proptest::prop_assert!(v.unsigned_abs() <= k),
-                    None => proptest::prop_assert!(db.check().is_err() && db.damaged()),
+            match Database::open(dir.path(), &rules) {
+                Ok(db) => {
+                    proptest::prop_assert!(!changed, "a damaged level {k} opened");
+                    proptest::prop_assert_eq!(db.levels(), 7);
+                    db.find_damage().unwrap();
+                }
+                Err(e) => {
+                    proptest::prop_assert!(changed, "{e}");
+                    proptest::prop_assert!(e.to_string().contains(&name), "{e}");
                 }
             }
-            let game = Game::new(rules);
-            let start = Board::start(2, 3);
-            let mut s = Solver::new(&game, 1).unwrap().with_probe(&db);
-            let v = s.value(&start);
-            proptest::prop_assert!(v.unsigned_abs() <= 12);
-            let _ = s.principal_variation(&start, v);
         }
     }
 

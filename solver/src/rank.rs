@@ -4,7 +4,7 @@
 
 use db_format::Ranker;
 
-pub use db_format::index::next_in_rank_order;
+pub use db_format::next_in_rank_order;
 
 /// [`Ranker::rank`] without its checks, over the 16-byte cells of a [`crate::Board`].
 ///

@@ -138,9 +138,9 @@ impl Rules {
 
     /// The key that identifies these rules in an endgame database. The pie rule and the
     /// seeds a pit do not change the value of a board, so they are not part of it. The
-    /// codes are `db_format`'s ([`db_format::rules`]), found by each switch's spelling.
+    /// codes are `db_format`'s ([`db_format::rule_codes`]), found by each switch's spelling.
     pub fn db_key(&self) -> db_format::RulesKey {
-        use db_format::rules as codes;
+        use db_format::rule_codes as codes;
         db_format::RulesKey {
             pits: self.pits as u8,
             capture: code(self.capture, codes::CAPTURE),
@@ -154,7 +154,7 @@ impl Rules {
 
     /// The rules of a database key (the seeds a pit set to 1: a key does not hold them).
     pub fn from_db_key(key: &db_format::RulesKey) -> Result<Rules, RulesError> {
-        use db_format::rules as codes;
+        use db_format::rule_codes as codes;
         let mut b = RulesBuilder::new(usize::from(key.pits), 1);
         b.capture = Some(decode(key.capture, codes::CAPTURE)?);
         b.sowing = decode(key.sowing, codes::SOWING)?;
@@ -358,7 +358,7 @@ switch!(Remaining, "remaining", "owner, emptier, discard", [
 mod tests {
     #[test]
     fn every_switch_value_has_a_database_code() {
-        use db_format::rules as codes;
+        use db_format::rule_codes as codes;
         fn each<S: super::Switch + PartialEq + std::fmt::Debug>(table: &[&str]) {
             assert_eq!(S::VALUES.len(), table.len());
             for &(_, v) in S::VALUES {

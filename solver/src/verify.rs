@@ -48,8 +48,8 @@
 
 use std::ops::Range;
 
-use db_format::index::next_in_rank_order;
-use db_format::{level_size, value, DbError, Entries, Ranker};
+use db_format::next_in_rank_order;
+use db_format::{level_size, value_in_range, DbError, Entries, Ranker};
 use rayon::prelude::*;
 
 use crate::board::Board;
@@ -143,7 +143,7 @@ impl<'a> Levels<'a> {
     #[inline]
     fn read(&self, k: usize, rank: u64) -> Option<i32> {
         let v = self.levels[k].1.get(rank)?;
-        value::in_range(v, k as u32).then_some(i32::from(v))
+        value_in_range(v, k as u32).then_some(i32::from(v))
     }
 
     /// The entry stored at `rank` of level `k` as a [`Mismatch`] reports it: the value,
@@ -572,7 +572,7 @@ mod tests {
             let b = Board::from_cells(game.pits(), &c);
             let stored = levels.levels[k as usize].1.get(rank).unwrap();
             let derived = rederive(game, &b, levels);
-            if !value::in_range(stored, k) || derived != Some(i32::from(stored)) {
+            if !value_in_range(stored, k) || derived != Some(i32::from(stored)) {
                 out.push(Mismatch {
                     rank,
                     stored: i32::from(stored),

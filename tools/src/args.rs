@@ -283,7 +283,7 @@ pub fn read_text_file(
     what: &str,
 ) -> Result<String, CliError> {
     let refuse = |why: String| CliError::BadOption(format!("{option} {}: {why}", path.display()));
-    let file = db_format::file::open_regular(path).map_err(|e| match e {
+    let file = db_format::open_regular(path).map_err(|e| match e {
         db_format::DbError::NotAFile { kind, .. } => {
             refuse(format!("cannot read it: {kind}, not a regular file"))
         }

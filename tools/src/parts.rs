@@ -707,7 +707,7 @@ impl Build<'_> {
             path: to.clone(),
             source,
         })?;
-        db_format::file::sync_dir(self.out)?;
+        db_format::sync_dir(self.out)?;
         fs::remove_dir_all(dir).map_err(|source| DbError::Io {
             path: dir.to_path_buf(),
             source,

@@ -76,10 +76,15 @@ fn text(b: &[u8]) -> String {
 }
 
 #[test]
-fn a_self_contradicting_database_is_an_error_naming_the_damaged_file() {
+fn a_database_built_wrong_is_an_error_saying_it_contradicts_itself() {
     let dir = copy();
-    // +12, in range but wrong: the principal variation finds no move that attains it.
+    // +12, in range but wrong, and the header's checksum made to match: a file that was
+    // built wrong, not damaged. The principal variation finds no move that attains it.
     let path = set_entry(dir.path(), &CELLS12, 0x0c);
+    let mut bytes = fs::read(&path).unwrap();
+    let sum = db_format::checksum(&bytes[HEADER_LEN..]);
+    bytes[32..40].copy_from_slice(&sum.to_le_bytes());
+    fs::write(&path, &bytes).unwrap();
     let out = kalah()
         .args(["solve", "--quiet", "--db"])
         .arg(dir.path())
@@ -91,37 +96,64 @@ fn a_self_contradicting_database_is_an_error_naming_the_damaged_file() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.contains("contradicts itself"), "{err}");
     assert!(err.contains(POS12), "{err}");
-    assert!(
-        err.contains(&*path.file_name().unwrap().to_string_lossy()) && err.contains("checksum"),
-        "{err}"
-    );
+    assert!(err.contains("the files were built wrong"), "{err}");
 }
 
+/// Runs `kalah ARGS DIR` (with `stdin`) and checks that it fails with status 1, an error
+/// naming `name` and saying `says`, and prints no value.
+fn refused_as_damaged(args: &[&str], dir: &Path, stdin: &str, name: &str, says: &str) {
+    let out = kalah()
+        .args(args)
+        .arg(dir)
+        .write_stdin(stdin)
+        .assert()
+        .failure()
+        .code(1);
+    let (stdout, err) = (
+        text(&out.get_output().stdout),
+        text(&out.get_output().stderr),
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(
+        !stdout.contains("value") && !stdout.contains("margin"),
+        "{args:?}: {stdout}"
+    );
+    assert!(err.contains(name) && err.contains(says), "{args:?}: {err}");
+}
+
+/// The commands that read values from a database, each given `pos`, with `--db` last.
+fn probing_commands(pos: &str) -> [(Vec<&str>, String); 3] {
+    [
+        (
+            vec!["db", "probe", "--position", pos, "--db"],
+            String::new(),
+        ),
+        (
+            vec!["solve", "--quiet", "--position", pos, "--db"],
+            String::new(),
+        ),
+        (vec!["db", "probe", "--batch", "--db"], format!("{pos}\n")),
+    ]
+}
+
+/// The damage: a byte of a one-byte level file changed (to a value in range but
+/// wrong, or out of range). Every command that reads values refuses the file when it
+/// opens it, by its checksum, before printing anything.
 #[test]
-fn an_out_of_range_entry_is_never_printed() {
-    let dir = copy();
-    let path = set_entry(dir.path(), &CELLS12, 0x7f);
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    for args in [
-        &["db", "probe", "--position", POS12, "--db"][..],
-        &["solve", "--quiet", "--position", POS12, "--db"][..],
-    ] {
-        let out = kalah()
-            .args(args)
-            .arg(dir.path())
-            .assert()
-            .failure()
-            .code(1);
-        let (stdout, err) = (
-            text(&out.get_output().stdout),
-            text(&out.get_output().stderr),
-        );
-        assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(!stdout.contains("+127"), "{args:?}: {stdout}");
-        assert!(
-            err.contains(&name) && err.contains("outside -12..=12"),
-            "{args:?}: {err}"
-        );
+fn a_changed_entry_is_refused_before_any_value_is_printed() {
+    for byte in [0x0c, 0x7f] {
+        let dir = copy();
+        let path = set_entry(dir.path(), &CELLS12, byte);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for (args, stdin) in probing_commands(POS12) {
+            refused_as_damaged(
+                &args,
+                dir.path(),
+                &stdin,
+                &name,
+                "payload checksum mismatch",
+            );
+        }
     }
     // The intact database answers the same position.
     let out = kalah()
@@ -130,6 +162,46 @@ fn an_out_of_range_entry_is_never_printed() {
         .assert()
         .success();
     assert!(text(&out.get_output().stdout).contains("value:"));
+}
+
+/// A compact level file with a byte flipped in each of its regions (the header's
+/// checksum and reserved bytes, the code table, a slot, a continuation): every command
+/// that reads values refuses it with an error naming it.
+#[test]
+fn a_flipped_byte_in_any_region_of_a_compact_file_is_refused() {
+    let pristine = tempfile::tempdir().unwrap();
+    built(pristine.path(), 6, 8, &[]);
+    let path = level(pristine.path(), 8);
+    let f = db_format::LevelFile::open(&path, &RulesKey::standard(6), 8).unwrap();
+    let layout = *f.compact().expect("a compact file").layout();
+    assert!(layout.overflow_at < layout.len, "level 8 has continuations");
+    let (table, slot, continuation) = (
+        HEADER_LEN,
+        HEADER_LEN + layout.slots_at as usize + 3,
+        HEADER_LEN + layout.len as usize - 1,
+    );
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let pos8 = "2,1,0,1,0,1/10/1,0,0,1,0,1/8/A";
+    for (at, says) in [
+        (33, "payload checksum mismatch"),
+        (50, "corrupted database"),
+        (table, "corrupted database: code table"),
+        (slot, "payload checksum mismatch"),
+        (continuation, "payload checksum mismatch"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        for e in fs::read_dir(pristine.path()).unwrap() {
+            let e = e.unwrap();
+            fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+        }
+        let copy = level(dir.path(), 8);
+        let mut bytes = fs::read(&copy).unwrap();
+        bytes[at] ^= 0x01;
+        fs::write(&copy, &bytes).unwrap();
+        for (args, stdin) in probing_commands(pos8) {
+            refused_as_damaged(&args, dir.path(), &stdin, &name, says);
+        }
+    }
 }
 
 #[test]

@@ -581,7 +581,7 @@ fn run_plan(a: &PlanArgs) -> Result<(), DbCmdError> {
 /// `None` when the file is not a shard.
 fn shard_info(path: &Path) -> Option<Vec<String>> {
     let mut head = Vec::new();
-    db_format::file::open_regular(path)
+    db_format::open_regular(path)
         .ok()?
         .take(solver::dbfile::SHARD_HEADER_LEN as u64)
         .read_to_end(&mut head)

@@ -1,356 +1,45 @@
-//! Level files on disk: naming, atomic writing, validated memory-mapped reading.
+//! Reading level files: validated, checked against their checksum, memory-mapped.
 //!
 //! Why memory mapping: levels reach gigabytes, the solver reads a few entries
 //! of many of them at random, and the page cache then shares them between
 //! processes. Why validate before mapping: touching a mapped page beyond the
 //! end of a truncated file kills the process with SIGBUS, so the header and
-//! the file length are checked with ordinary reads first. Why write to `.tmp`
-//! and rename: a level file that exists under its final name is complete and
-//! is never modified again, which is what makes mapping it sound.
+//! the file length are checked with ordinary reads first. Why the checksum before the
+//! first entry is read: a damaged byte decodes to a wrong value, not always an
+//! impossible one ([`crate::Stamp`] makes that check once per state of a file).
 //!
 //! Two formats share the header and this reader: version 1 stores one byte an entry,
-//! version 2 ([`crate::compact`]) about half a byte. [`LevelFile`] opens both; writers
-//! take a [`Format`].
+//! version 2 ([`Compact`]) about half a byte. [`LevelFile`] opens both.
 
-use std::fs::{self, File};
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
-
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use xxhash_rust::xxh3::Xxh3;
 
 use memmap2::Mmap;
+use xxhash_rust::xxh3::Xxh3;
 
+use crate::atomic::{io_at, open_regular};
 use crate::checksum::checksum;
-use crate::compact::{write_compact_to, Compact, CompactOptions, WalkError};
+use crate::compact::{Compact, WalkError};
 use crate::entries::Entries;
 use crate::error::DbError;
 use crate::header::{Header, HEADER_LEN};
+use crate::level_write::Format;
 use crate::rules::RulesKey;
 use crate::source::{LevelSource, RUN};
-use crate::value::{self, MAX_LEVEL_SEEDS};
-
-/// The format a level file is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Format {
-    /// Version 1: one `i8` an entry; a probe is one byte read.
-    Byte,
-    /// Version 2: Huffman-coded deltas in blocks of 32 entries in slots of 16 bytes
-    /// ([`crate::compact`]), about 0.54 byte an entry; a probe reads its block's slot (and
-    /// for about one block in six a continuation) and decodes up to 32 codes.
-    #[default]
-    Compact,
-}
-
-impl Format {
-    /// The name used on the command line: `byte` or `compact`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Format::Byte => "byte",
-            Format::Compact => "compact",
-        }
-    }
-}
-
-impl std::fmt::Display for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Format, String> {
-        match s {
-            "byte" => Ok(Format::Byte),
-            "compact" => Ok(Format::Compact),
-            _ => Err(format!("format '{s}': expected byte or compact")),
-        }
-    }
-}
-
-/// File name of a level: `<rules slug>-k<seeds, 3 digits>.kdb`, e.g.
-/// `m6-standard-single-ccw-skip-either-owner-k024.kdb`.
-pub fn file_name(rules: &RulesKey, seeds: u32) -> String {
-    format!("{}-k{seeds:03}.kdb", rules.slug())
-}
-
-/// Writes the level (`rules`, `seeds`) with entries `values` (entry `i` is the
-/// value of the position of rank `i`) in `format` into `dir` under [`file_name`], and
-/// returns its path. See [`write_level_to`] for the checks and atomicity.
-pub fn write_level(
-    dir: &Path,
-    rules: &RulesKey,
-    seeds: u32,
-    values: &[i8],
-    format: Format,
-) -> Result<PathBuf, DbError> {
-    let path = dir.join(file_name(rules, seeds));
-    write_level_to(&path, rules, seeds, values, format)?;
-    Ok(path)
-}
-
-/// Writes the level (`rules`, `seeds`) in `format` to exactly `path` (any name).
-///
-/// Checks that the rules are valid, `seeds <= 127`, `values.len()` is the
-/// level size ([`DbError::EntryCountMismatch`]) and every value is in
-/// `-seeds..=seeds` ([`DbError::ValueOutOfRange`] with its rank). Writes
-/// `<path>.tmp`, flushes and fsyncs it, renames it to `path` and (on Unix)
-/// fsyncs the directory, so `path` either does not exist or is complete.
-pub fn write_level_to(
-    path: &Path,
-    rules: &RulesKey,
-    seeds: u32,
-    values: &[i8],
-    format: Format,
-) -> Result<(), DbError> {
-    let header = Header::new(*rules, seeds, 0)?;
-    if header.entry_count != values.len() as u64 {
-        return Err(DbError::EntryCountMismatch {
-            expected: header.entry_count,
-            actual: values.len() as u64,
-        });
-    }
-    let mut source = values;
-    write_level_from(path, rules, seeds, &mut source, format)
-}
-
-/// [`write_level_to`] of the entries `source` gives, which it reads once ([`Format::Byte`])
-/// or twice ([`Format::Compact`], with [`CompactOptions::default`]), never holding the
-/// level in memory: for levels written from files (shards, a level of the other format).
-pub fn write_level_from(
-    path: &Path,
-    rules: &RulesKey,
-    seeds: u32,
-    source: &mut dyn LevelSource,
-    format: Format,
-) -> Result<(), DbError> {
-    match format {
-        Format::Byte => {
-            let mut w = LevelWriter::create(path, rules, seeds)?;
-            source.read_runs(&mut |run| w.write(run))?;
-            w.finish()
-        }
-        Format::Compact => write_compact_to(path, rules, seeds, source, CompactOptions::default()),
-    }
-}
-
-/// A level file written in rank order, a run of entries at a time, with the guarantees
-/// of [`write_level_to`]: the entries go to `<path>.tmp` (hashed on the way), and
-/// [`LevelWriter::finish`] writes the header, fsyncs and renames. So a level can be
-/// written from pieces (the shards of `kalah db merge`) without holding it in memory.
-/// Dropped before `finish`, it removes the `.tmp` file.
-pub struct LevelWriter {
-    path: PathBuf,
-    tmp: PathBuf,
-    w: Option<BufWriter<File>>,
-    header: Header,
-    hasher: Xxh3,
-    written: u64,
-    buf: Vec<u8>,
-}
-
-impl LevelWriter {
-    /// Starts the level (`rules`, `seeds`) at `path`: checks the rules and `seeds` (as
-    /// [`Header::new`]) and creates `<path>.tmp`, its header zero until
-    /// [`LevelWriter::finish`].
-    pub fn create(path: &Path, rules: &RulesKey, seeds: u32) -> Result<LevelWriter, DbError> {
-        rules.validate()?;
-        if seeds > MAX_LEVEL_SEEDS {
-            return Err(DbError::TooManySeeds {
-                seeds,
-                max: MAX_LEVEL_SEEDS,
-            });
-        }
-        let header = Header::new(*rules, seeds, 0)?;
-        let tmp = tmp_path(path);
-        let file = File::create(&tmp).map_err(io_at(&tmp))?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        w.write_all(&[0; HEADER_LEN]).map_err(io_at(&tmp))?;
-        Ok(LevelWriter {
-            path: path.to_path_buf(),
-            tmp,
-            w: Some(w),
-            header,
-            hasher: Xxh3::new(),
-            written: 0,
-            buf: Vec::new(),
-        })
-    }
-
-    /// Appends `values`, the entries of the next ranks: [`DbError::ValueOutOfRange`]
-    /// (with the rank) for a value outside `-seeds..=seeds`,
-    /// [`DbError::EntryCountMismatch`] past the level's last rank.
-    pub fn write(&mut self, values: &[i8]) -> Result<(), DbError> {
-        self.buf.clear();
-        self.buf.extend(values.iter().map(|&v| value::encode(v)));
-        let buf = std::mem::take(&mut self.buf);
-        let r = self.write_encoded(&buf);
-        self.buf = buf;
-        r
-    }
-
-    /// [`LevelWriter::write`] of entries as they are stored (each value's two's
-    /// complement byte).
-    pub fn write_encoded(&mut self, bytes: &[u8]) -> Result<(), DbError> {
-        let seeds = u32::from(self.header.seeds);
-        if let Some((i, &b)) = bytes
-            .iter()
-            .enumerate()
-            .find(|(_, &b)| !value::in_range(b as i8, seeds))
-        {
-            return Err(DbError::ValueOutOfRange {
-                value: b as i8,
-                seeds,
-                rank: Some(self.written + i as u64),
-            });
-        }
-        let total = self.written + bytes.len() as u64;
-        if total > self.header.entry_count {
-            return Err(DbError::EntryCountMismatch {
-                expected: self.header.entry_count,
-                actual: total,
-            });
-        }
-        let tmp = &self.tmp;
-        let w = self.w.as_mut().ok_or_else(|| DbError::Io {
-            path: tmp.clone(),
-            source: std::io::Error::other("level writer already finished"),
-        })?;
-        w.write_all(bytes).map_err(io_at(tmp))?;
-        self.hasher.update(bytes);
-        self.written = total;
-        Ok(())
-    }
-
-    /// Completes the file: [`DbError::EntryCountMismatch`] unless every rank was
-    /// written; else the header with the payload's checksum, fsync, rename to the
-    /// final name, fsync of the directory.
-    pub fn finish(mut self) -> Result<(), DbError> {
-        if self.written != self.header.entry_count {
-            return Err(DbError::EntryCountMismatch {
-                expected: self.header.entry_count,
-                actual: self.written,
-            });
-        }
-        let header = Header {
-            checksum: self.hasher.digest(),
-            ..self.header
-        };
-        let tmp = self.tmp.clone();
-        let Some(w) = self.w.take() else {
-            return Err(DbError::Io {
-                path: tmp,
-                source: std::io::Error::other("level writer already finished"),
-            });
-        };
-        let mut file = w.into_inner().map_err(|e| DbError::Io {
-            path: tmp.clone(),
-            source: e.into_error(),
-        })?;
-        file.seek(SeekFrom::Start(0)).map_err(io_at(&tmp))?;
-        file.write_all(&header.encode()).map_err(io_at(&tmp))?;
-        file.sync_all().map_err(io_at(&tmp))?;
-        drop(file);
-        fs::rename(&tmp, &self.path).map_err(io_at(&self.path))?;
-        // Renamed: nothing left for `drop` to remove.
-        self.tmp = PathBuf::new();
-        sync_parent_dir(&self.path)
-    }
-}
-
-impl Drop for LevelWriter {
-    fn drop(&mut self) {
-        if !self.tmp.as_os_str().is_empty() {
-            drop(self.w.take());
-            let _ = fs::remove_file(&self.tmp);
-        }
-    }
-}
-
-/// The error of an I/O operation on `path`.
-pub(crate) fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> DbError {
-    let path = path.to_path_buf();
-    move |source| DbError::Io { path, source }
-}
-
-/// `path` with `.tmp` appended to its file name.
-pub(crate) fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
-}
-
-/// Makes a rename durable: fsync the directory holding `path`.
-pub(crate) fn sync_parent_dir(path: &Path) -> Result<(), DbError> {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => sync_dir(d),
-        _ => sync_dir(Path::new(".")),
-    }
-}
-
-/// Makes the renames into `dir` durable: fsync the directory (Unix only; other systems
-/// cannot open a directory as a file).
-pub fn sync_dir(dir: &Path) -> Result<(), DbError> {
-    #[cfg(unix)]
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|source| DbError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
-}
-
-/// Opens `path` for reading if it is a regular file (symbolic links followed), and
-/// refuses anything else ([`DbError::NotAFile`]) before opening it: opening a named pipe
-/// blocks until a writer comes, and a device may never end.
-pub fn open_regular(path: &Path) -> Result<File, DbError> {
-    let io = |source| DbError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let kind = fs::metadata(path).map_err(io)?.file_type();
-    if !kind.is_file() {
-        return Err(DbError::NotAFile {
-            path: path.to_path_buf(),
-            kind: file_kind(&kind),
-        });
-    }
-    File::open(path).map_err(io)
-}
-
-/// A name for a kind of file that is not a regular one.
-fn file_kind(kind: &fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a named pipe";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-        if kind.is_block_device() || kind.is_char_device() {
-            return "a device";
-        }
-    }
-    if kind.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
+use crate::stamp::{self, Identity};
+use crate::value;
 
 /// One level file, validated and memory-mapped read-only.
 ///
 /// Invariant: the header decoded, and the mapping is exactly as long as the header
-/// says (`64 + entry_count` bytes in version 1, the [`crate::compact::Layout`]'s in
+/// says (`64 + entry_count` bytes in version 1, the [`crate::Layout`]'s in
 /// version 2), so every rank in `0..len()` has an entry; a version-2 file's code table
-/// is a valid code and `compact` its decoder. The payload checksum is *not* checked on
-/// open (that reads the whole file); call [`verify`](LevelFile::verify) for that.
+/// is a valid code and `compact` its decoder. Opened with [`LevelFile::open`] or
+/// [`LevelFile::open_populated`], the payload also hashes to the header's checksum
+/// (checked now, or vouched for by the directory's [`crate::Stamp`]), so a damaged file
+/// is refused before any entry is read; [`LevelFile::open_any`], for tools that inspect
+/// files, checks the header only.
 #[derive(Debug)]
 pub struct LevelFile {
     /// Where the file is (for error messages).
@@ -361,6 +50,19 @@ pub struct LevelFile {
     map: Mmap,
     /// Version 2: the payload's layout and decoding table.
     compact: Option<Compact>,
+    /// The file's state when opened, for the stamp.
+    identity: Identity,
+    /// Whether the payload was hashed (and matched the header) when the file was opened.
+    hashed: bool,
+}
+
+/// What opening a level file checks beyond its header and length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    /// Nothing: the caller inspects the file or verifies it itself.
+    HeaderOnly,
+    /// The payload's checksum, unless the stamp vouches for the file.
+    Checksum,
 }
 
 impl LevelFile {
@@ -371,19 +73,28 @@ impl LevelFile {
     /// ([`DbError::RulesMismatch`], naming both rule sets), seeds
     /// ([`DbError::SeedsMismatch`]), entry count, and file length
     /// ([`DbError::LengthMismatch`]); for version 2, then the code table and the zero
-    /// padding ([`DbError::Corrupted`]).
+    /// padding ([`DbError::Corrupted`]). Then the payload's checksum
+    /// ([`DbError::ChecksumMismatch`]): read and hashed at the first open, and at later
+    /// ones only if the file changed since ([`crate::Stamp`] remembers it), so that no
+    /// entry of a damaged file is ever read.
     pub fn open(
         path: &Path,
         expected_rules: &RulesKey,
         expected_seeds: u32,
     ) -> Result<LevelFile, DbError> {
-        LevelFile::open_checked(path, Some((expected_rules, expected_seeds)), false)
+        LevelFile::open_checked(
+            path,
+            Some((expected_rules, expected_seeds)),
+            false,
+            Check::Checksum,
+        )
     }
 
     /// Opens any valid level file, whatever its rules and seeds (for tools that
-    /// inspect files). Checks magic, version, header fields and length.
+    /// inspect files). Checks magic, version, header fields and length, not the payload:
+    /// call [`verify`](LevelFile::verify) before trusting an entry.
     pub fn open_any(path: &Path) -> Result<LevelFile, DbError> {
-        LevelFile::open_checked(path, None, false)
+        LevelFile::open_checked(path, None, false, Check::HeaderOnly)
     }
 
     /// As [`LevelFile::open`], and map every page up front (`MAP_POPULATE`): one pass over
@@ -394,7 +105,12 @@ impl LevelFile {
         expected_rules: &RulesKey,
         expected_seeds: u32,
     ) -> Result<LevelFile, DbError> {
-        LevelFile::open_checked(path, Some((expected_rules, expected_seeds)), true)
+        LevelFile::open_checked(
+            path,
+            Some((expected_rules, expected_seeds)),
+            true,
+            Check::Checksum,
+        )
     }
 
     /// [`open`](LevelFile::open) with optional expectations.
@@ -402,6 +118,7 @@ impl LevelFile {
         path: &Path,
         expected: Option<(&RulesKey, u32)>,
         populate: bool,
+        check: Check,
     ) -> Result<LevelFile, DbError> {
         let io = |source| DbError::Io {
             path: path.to_path_buf(),
@@ -434,7 +151,9 @@ impl LevelFile {
             path: path.to_path_buf(),
             what: "file length implied by the header overflows".to_string(),
         })?;
-        let actual_len = file.metadata().map_err(io)?.len();
+        let meta = file.metadata().map_err(io)?;
+        let identity = Identity::of(&meta);
+        let actual_len = meta.len();
         let length_mismatch = |actual_len| DbError::LengthMismatch {
             path: path.to_path_buf(),
             expected_len,
@@ -466,11 +185,27 @@ impl LevelFile {
                 }
             })?),
         };
+        let hashed =
+            check == Check::Checksum && !stamp::vouched(path, &identity, header.checksum) && {
+                let started = stamp::now_ns();
+                let computed = hash_payload(&file, path)?;
+                if computed != header.checksum {
+                    return Err(DbError::ChecksumMismatch {
+                        path: path.to_path_buf(),
+                        stored: header.checksum,
+                        computed,
+                    });
+                }
+                stamp::remember(path, identity, header.checksum, started);
+                true
+            };
         Ok(LevelFile {
             path: path.to_path_buf(),
             header,
             map,
             compact,
+            identity,
+            hashed,
         })
     }
 
@@ -605,15 +340,30 @@ impl LevelFile {
     /// `-seeds..=seeds` ([`DbError::Corrupted`] naming the first bad rank); in version
     /// 2, instead, decodes every block and checks the indexes against where the blocks
     /// end ([`Compact::walk`]; its values are in range by construction).
+    ///
+    /// A file whose checksum this process hashed when opening it is not hashed again. A
+    /// verified file is recorded in the directory's [`crate::Stamp`], so that later opens
+    /// need not hash it.
     pub fn verify(&self) -> Result<(), DbError> {
-        let computed = checksum(self.payload());
-        if computed != self.header.checksum {
-            return Err(DbError::ChecksumMismatch {
-                path: self.path.clone(),
-                stored: self.header.checksum,
-                computed,
-            });
+        let started = stamp::now_ns();
+        if !self.hashed {
+            let computed = checksum(self.payload());
+            if computed != self.header.checksum {
+                return Err(DbError::ChecksumMismatch {
+                    path: self.path.clone(),
+                    stored: self.header.checksum,
+                    computed,
+                });
+            }
         }
+        self.check_entries()?;
+        stamp::remember(&self.path, self.identity, self.header.checksum, started);
+        Ok(())
+    }
+
+    /// The checks of [`verify`](LevelFile::verify) after the checksum: every value in
+    /// range (version 1), every block decoding as written (version 2).
+    fn check_entries(&self) -> Result<(), DbError> {
         if let Some(code) = &self.compact {
             return match code.walk(self.payload(), &mut |_| Ok(())) {
                 Ok(()) => Ok(()),
@@ -667,6 +417,26 @@ impl LevelSource for &LevelFile {
     }
 }
 
+/// XXH3-64 of the payload of the level file `file` (at `path`), read with ordinary reads
+/// (not through a mapping, so that the pages of a large level do not join the resident
+/// set of a reader that probes only a few of them).
+fn hash_payload(file: &File, path: &Path) -> Result<u64, DbError> {
+    let mut reader = file;
+    reader
+        .seek(SeekFrom::Start(HEADER_LEN as u64))
+        .map_err(io_at(path))?;
+    let mut hasher = Xxh3::new();
+    let mut buf = vec![0u8; 4 << 20];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(hasher.digest()),
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_at(path)(e)),
+        }
+    }
+}
+
 /// Maps `file` read-only.
 ///
 /// # Safety
@@ -699,8 +469,11 @@ pub(crate) fn bytes_as_i8(bytes: &[u8]) -> &[i8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::Ranker;
-    use std::fs::OpenOptions;
+    use crate::atomic::tmp_path;
+    use crate::level_write::{file_name, write_level};
+    use crate::ranking::Ranker;
+    use std::fs::{self, OpenOptions};
+    use std::io::Write;
 
     /// A level whose value is a deterministic function of the position.
     fn level(rules: &RulesKey, seeds: u32) -> Vec<i8> {
@@ -723,60 +496,13 @@ mod tests {
         (dir, rules, path, values)
     }
 
-    /// The example file of FORMAT.md, byte for byte: Kalah(1, ·) standard
-    /// rules, 2 seeds on the board, positions [0,2], [1,1], [2,0] worth -2, 0, +2.
-    #[test]
-    fn golden_file_of_format_md() {
-        let dir = tempfile::tempdir().unwrap();
-        let rules = RulesKey::standard(1);
-        let path = write_level(dir.path(), &rules, 2, &[-2, 0, 2], Format::Byte).unwrap();
-        assert_eq!(
-            path.file_name().unwrap(),
-            "m1-standard-single-ccw-skip-either-owner-k002.kdb"
-        );
-        let data = fs::read(&path).unwrap();
-        let hex: Vec<String> = data
-            .chunks(16)
-            .map(|c| {
-                c.iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        let sum = crate::checksum::checksum(&[0xfe, 0x00, 0x02]);
-        assert_eq!(data.len(), 67);
-        assert_eq!(&data[64..], &[0xfe, 0x00, 0x02]);
-        assert_eq!(&data[32..40], &sum.to_le_bytes());
-        assert_eq!(sum, 0x75e6_3233_f7e3_487b);
-        assert_eq!(
-            hex,
-            [
-                "4b 41 4c 41 48 44 42 00 01 00 00 00 01 00 00 00",
-                "00 00 00 02 01 00 00 00 03 00 00 00 00 00 00 00",
-                "7b 48 e3 f7 33 32 e6 75 00 00 00 00 00 00 00 00",
-                "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
-                "fe 00 02",
-            ]
-        );
-    }
-
-    #[test]
-    fn names() {
-        assert_eq!(
-            file_name(&RulesKey::standard(6), 24),
-            "m6-standard-single-ccw-skip-either-owner-k024.kdb"
-        );
-        assert_eq!(tmp_path(Path::new("/a/b.kdb")), Path::new("/a/b.kdb.tmp"));
-    }
-
     #[test]
     fn write_then_open_round_trip() {
         let (dir, rules, path, values) = written(7);
         assert_eq!(path, dir.path().join(file_name(&rules, 7)));
         assert!(!tmp_path(&path).exists());
         let f = LevelFile::open(&path, &rules, 7).unwrap();
-        assert_eq!(f.len(), crate::index::level_size(6, 7));
+        assert_eq!(f.len(), crate::ranking::level_size(6, 7));
         assert!(!f.is_empty());
         assert_eq!(f.values(), Some(&values[..]));
         assert_eq!(f.format(), Format::Byte);
@@ -806,43 +532,6 @@ mod tests {
         f.verify().unwrap();
     }
 
-    #[test]
-    fn write_rejects_bad_input() {
-        for format in [Format::Byte, Format::Compact] {
-            let dir = tempfile::tempdir().unwrap();
-            let rules = RulesKey::standard(3);
-            let mut values = level(&rules, 4);
-            values.pop();
-            assert!(matches!(
-                write_level(dir.path(), &rules, 4, &values, format),
-                Err(DbError::EntryCountMismatch { .. })
-            ));
-            let mut values = level(&rules, 4);
-            values[5] = -5;
-            match write_level(dir.path(), &rules, 4, &values, format) {
-                Err(DbError::ValueOutOfRange {
-                    value: -5,
-                    seeds: 4,
-                    rank: Some(5),
-                }) => {}
-                other => panic!("{other:?}"),
-            }
-            assert!(matches!(
-                write_level(dir.path(), &RulesKey::standard(9), 1, &[0], format),
-                Err(DbError::InvalidRules { .. })
-            ));
-            assert!(matches!(
-                write_level(dir.path(), &rules, 200, &[0], format),
-                Err(DbError::TooManySeeds { .. })
-            ));
-            assert!(matches!(
-                write_level(&dir.path().join("missing"), &rules, 0, &[0], format),
-                Err(DbError::Io { .. })
-            ));
-            assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "{format}");
-        }
-    }
-
     fn patch(path: &Path, at: usize, bytes: &[u8]) {
         let mut data = fs::read(path).unwrap();
         data[at..at + bytes.len()].copy_from_slice(bytes);
@@ -850,54 +539,56 @@ mod tests {
     }
 
     #[test]
-    fn flipped_payload_byte_fails_verify() {
+    fn flipped_payload_byte_fails_open_and_verify() {
         let (_dir, rules, path, _) = written(5);
         let data = fs::read(&path).unwrap();
         patch(&path, 64 + 17, &[data[64 + 17] ^ 0x01]);
-        let f = LevelFile::open(&path, &rules, 5).unwrap();
+        for open in [LevelFile::open, LevelFile::open_populated] {
+            let e = open(&path, &rules, 5).unwrap_err();
+            assert!(matches!(e, DbError::ChecksumMismatch { .. }), "{e}");
+        }
+        let f = LevelFile::open_any(&path).unwrap();
         assert!(matches!(f.verify(), Err(DbError::ChecksumMismatch { .. })));
     }
 
-    /// A level written in pieces is the file `write_level_to` writes; a writer dropped or
-    /// finished short leaves no file, and entries past the level or out of range are
-    /// refused.
+    /// A verified file is stamped once it is old enough, and a stamped file that changes
+    /// is checked again: the stamp vouches for a file's state, not its name.
     #[test]
-    fn level_writer_in_pieces_equals_one_write() {
-        let dir = tempfile::tempdir().unwrap();
-        let key = RulesKey::standard(2);
-        let values: Vec<i8> = (0..crate::index::level_size(4, 5))
-            .map(|i| (i % 11) as i8 - 5)
-            .collect();
-        let whole = dir.path().join("whole.kdb");
-        write_level_to(&whole, &key, 5, &values, Format::Byte).unwrap();
-        let pieces = dir.path().join("pieces.kdb");
-        let mut w = LevelWriter::create(&pieces, &key, 5).unwrap();
-        for chunk in values.chunks(7) {
-            w.write(chunk).unwrap();
-        }
-        assert!(matches!(
-            w.write(&[0]),
-            Err(DbError::EntryCountMismatch { .. })
-        ));
-        w.finish().unwrap();
-        assert_eq!(fs::read(&whole).unwrap(), fs::read(&pieces).unwrap());
-        let short = dir.path().join("short.kdb");
-        let mut w = LevelWriter::create(&short, &key, 5).unwrap();
-        w.write(&values[..10]).unwrap();
-        assert!(matches!(
-            w.write(&[6]),
-            Err(DbError::ValueOutOfRange { rank: Some(10), .. })
-        ));
-        assert!(matches!(
-            w.finish(),
-            Err(DbError::EntryCountMismatch { .. })
-        ));
-        drop(LevelWriter::create(&short, &key, 5).unwrap());
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 2, "{names:?}");
+    fn the_stamp_vouches_only_for_the_state_verified() {
+        let (dir, rules, path, _) = written(5);
+        let stamp = dir.path().join(crate::stamp::STAMP_NAME);
+        // Just written: checked, but too recent to be stamped.
+        let f = LevelFile::open(&path, &rules, 5).unwrap();
+        assert!(f.hashed);
+        f.verify().unwrap();
+        assert!(!stamp.exists());
+        // Its status-change time is now too, so a stamp written now would not vouch;
+        // record one from the future, as a later open sees it.
+        let id = Identity::of(&fs::metadata(&path).unwrap());
+        let later = crate::stamp::now_ns() + 3 * crate::stamp::RACY_NS;
+        crate::stamp::remember(&path, id, f.header().checksum, later);
+        assert!(stamp.exists());
+        let g = LevelFile::open(&path, &rules, 5).unwrap();
+        assert!(!g.hashed, "the stamp vouches for the file");
+        // One byte flipped in place, the modification time set back: same size, inode
+        // and modification time, only the status-change time differs. (The pause lets
+        // the clock pass a timestamp tick: the stamp's `RACY_NS` rule, bypassed above,
+        // is what covers a change within one tick.)
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let data = fs::read(&path).unwrap();
+        let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+        let mut f = OpenOptions::new().write(true).open(&path).unwrap();
+        f.seek(SeekFrom::Start(64 + 3)).unwrap();
+        f.write_all(&[data[64 + 3] ^ 0x10]).unwrap();
+        f.set_modified(mtime).unwrap();
+        drop(f);
+        let now = Identity::of(&fs::metadata(&path).unwrap());
+        assert_eq!(
+            (now.size, now.ino, now.mtime_ns),
+            (id.size, id.ino, id.mtime_ns)
+        );
+        let e = LevelFile::open(&path, &rules, 5).unwrap_err();
+        assert!(matches!(e, DbError::ChecksumMismatch { .. }), "{e}");
     }
 
     #[test]

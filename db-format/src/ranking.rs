@@ -38,7 +38,7 @@ pub const MAX_CELLS: usize = 16;
 /// the `t` seeds, and cells `0..i-1` empty.
 ///
 /// ```
-/// use db_format::index::next_in_rank_order;
+/// use db_format::next_in_rank_order;
 /// let mut c = [1, 0, 0, 1];
 /// assert!(next_in_rank_order(&mut c));
 /// assert_eq!(c, [0, 0, 2, 0]); // rank 3 → rank 4 of FORMAT.md's table
