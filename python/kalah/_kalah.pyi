@@ -28,6 +28,7 @@ __all__ = [
     "Probes",
     "solve",
     "moves",
+    "fair_starts",
     "DatabaseError",
     "__version__",
 ]
