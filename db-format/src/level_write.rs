@@ -62,6 +62,17 @@ pub fn file_name(rules: &RulesKey, seeds: u32) -> String {
     format!("{}-k{seeds:03}.kdb", rules.slug())
 }
 
+/// The inverse of [`file_name`] on the name alone: `<slug>-kNNN.kdb` split into the rules
+/// slug and the level, `None` for a name not of that shape (three digits exactly, so that
+/// `x-k07.kdb` or a `.kdb.tmp` is not taken for a level). The slug is not checked against
+/// any rules: the file's header says which rules it holds.
+pub fn parse_file_name(name: &str) -> Option<(&str, u32)> {
+    let (slug, k) = name.strip_suffix(".kdb")?.rsplit_once("-k")?;
+    (k.len() == 3 && k.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| k.parse().ok().map(|k| (slug, k)))
+        .flatten()
+}
+
 /// Writes the level (`rules`, `seeds`) with entries `values` (entry `i` is the
 /// value of the position of rank `i`) in `format` into `dir` under [`file_name`], and
 /// returns its path. See [`write_level_to`] for the checks and atomicity.
@@ -258,6 +269,17 @@ impl Drop for LevelWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_level_name_parses_back_to_its_slug_and_level() {
+        let rules = RulesKey::standard(6);
+        let name = file_name(&rules, 24);
+        assert_eq!(parse_file_name(&name), Some((rules.slug().as_str(), 24)));
+        assert_eq!(parse_file_name("m6-x-k07.kdb"), None);
+        assert_eq!(parse_file_name("m6-x-k007.kdb.tmp"), None);
+        assert_eq!(parse_file_name("m6-x-k0a7.kdb"), None);
+        assert_eq!(parse_file_name("notes.txt"), None);
+    }
     use crate::ranking::level_size;
     use std::fs;
 

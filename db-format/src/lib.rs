@@ -63,7 +63,10 @@ pub use crate::{
     huffman::{canonical_codes, check_lengths, code_lengths, CodeError, MAX_CODE_LEN},
     layout::{BlockParams, CompactOptions, Layout, BLOCK_SHIFTS, SLOT_SHIFTS},
     level_read::LevelFile,
-    level_write::{file_name, write_level, write_level_from, write_level_to, Format, LevelWriter},
+    level_write::{
+        file_name, parse_file_name, write_level, write_level_from, write_level_to, Format,
+        LevelWriter,
+    },
     ranking::{
         binomial, checked_binomial, checked_level_size, level_size, next_in_rank_order, Ranker,
         MAX_CELLS,

@@ -65,7 +65,7 @@ use std::time::Instant;
 
 use db_format::shard::{parse_shard_name, partition, split_count, splits_size, verify_shard};
 use db_format::{file_name, level_size, DbError, Format, LevelFile, RulesKey};
-use solver::budget::mem_total;
+use solver::budget::{mem_available, mem_total};
 use solver::dbfile::{merge_shards, write_shard, Database, ShardSpec};
 use solver::gen::cyclic::build_level_cyclic;
 use solver::gen::{build_level, build_memory, Lower};
@@ -273,6 +273,27 @@ pub fn plan_level(
         budget: mib(budget.bytes()),
         min_gb: format!("{:.1}", (min * 10.0).ceil() / 10.0),
     })
+}
+
+/// Whether this machine cannot build level `k` (`pits` a side) in parts under any budget:
+/// the budget that holds its largest split in half of it (less the process's share) is
+/// more than the memory available. Never where the memory available is not known.
+pub fn beyond_machine(pits: usize, k: u32) -> Result<bool, DbError> {
+    let split = build_memory(pits, k, Some(largest_split(pits, k)?))?;
+    let least = split.saturating_mul(2).saturating_add(PROCESS);
+    Ok(mem_available().is_some_and(|avail| least > avail))
+}
+
+/// The largest split of level `k` (`pits` a side), as a mask.
+pub fn largest_split(pits: usize, k: u32) -> Result<u64, DbError> {
+    let mut best = (0, 0);
+    for s in 0..db_format::shard::split_count(k) {
+        let n = db_format::shard::split_size(pits, k, s)?;
+        if n > best.0 {
+            best = (n, s);
+        }
+    }
+    Ok(1 << best.1)
 }
 
 /// The splits of a mask (bit `s` for split `s`), e.g. `0, 3, 7`, or `none`.

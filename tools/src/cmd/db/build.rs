@@ -1,0 +1,351 @@
+//! `kalah db build`: levels 0..=K within a memory budget (a level too large in parts,
+//! resumably), or one shard of level K.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use db_format::{file_name, level_size, DbError, Format, LevelFile, Ranker};
+use rayon::prelude::*;
+use solver::budget::mem_available;
+use solver::dbfile::{shard_file_name, write_shard, Database, ShardSpec};
+use solver::gen::build_memory;
+use solver::Game;
+
+use crate::args::{parse_threads, RulesArgs};
+use crate::error::DbCmdError;
+use crate::lock::BuildLock;
+use crate::parts::{
+    self, beyond_machine, largest_split, mib, plan_level, split_list, Budget, Build, LevelPlan,
+    Part, Why,
+};
+
+/// Arguments of `kalah db build`.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    /// Highest level: seeds on the board
+    #[arg(long, value_name = "K")]
+    pub max_seeds: u32,
+    /// Directory of the database (created if missing)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Worker threads [default: all cores], from 1 to 4 per core as for `kalah solve`
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
+    /// Build only part I of N (0 <= I < N) of level K into a shard file: the boards of its
+    /// splits of the seeds between the two rows (`kalah db plan` lists them); levels
+    /// below K must be in DIR. Join the shards with `kalah db merge`
+    #[arg(long, value_name = "I/N", value_parser = ShardSpec::parse)]
+    pub shard: Option<ShardSpec>,
+    /// Memory budget in GiB: the most the process keeps resident, the lower levels' pages
+    /// it reads through maps included. A level whose build does not fit half of it (less
+    /// 256 MiB for the process) is built in parts, sets of splits of the seeds between
+    /// the rows, one at a time, then merged; the plan is printed first. A killed build
+    /// rerun resumes from the parts it finished [default: 11, or half the machine's
+    /// memory if less]
+    #[arg(long, value_name = "GIB", value_parser = parts::parse_gib, conflicts_with = "shard")]
+    pub memory_gb: Option<f64>,
+    /// For tests: build every level of 2 or more splits in N parts (at most its splits),
+    /// whatever the budget
+    #[arg(long, value_name = "N", hide = true, conflicts_with = "shard",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub parts: Option<u32>,
+    /// For tests of resuming: kill the process (SIGKILL) once it has written N part files
+    #[arg(long, value_name = "N", hide = true, conflicts_with = "shard")]
+    pub kill_after_parts: Option<u32>,
+    /// Leave times and speeds out of the output (for reproducible transcripts)
+    #[arg(long)]
+    pub no_timings: bool,
+    /// Format of the level files written: compact (format version 2, about half a byte an
+    /// entry) or byte (version 1, one byte an entry, the fastest to read). Shard files are
+    /// one byte an entry either way
+    #[arg(long, value_name = "FORMAT", default_value_t = Format::Compact)]
+    pub format: Format,
+}
+
+pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
+    let rules = a.rules.rules()?;
+    if rules.pie {
+        return Err(DbCmdError::Pie);
+    }
+    let game = Game::new(rules);
+    let key = rules.db_key();
+    let cells = key.cells();
+    // Before the directory is made, and before the list of levels (4 Gi of them for
+    // --max-seeds 4294967295) is.
+    Ranker::new(cells, a.max_seeds).map_err(DbCmdError::Refused)?;
+    if a.out.exists() && !a.out.is_dir() {
+        return Err(DbCmdError::NotADirectory(a.out.display().to_string()));
+    }
+    std::fs::create_dir_all(&a.out).map_err(|source| DbError::Io {
+        path: a.out.clone(),
+        source,
+    })?;
+    // A shard writes only its own file: shards of a level build side by side in one
+    // directory (the array tasks of scripts/slurm-build-level.sh), one shard once.
+    let lock_name = match a.shard {
+        Some(s) => format!(".{}.lock", shard_file_name(&key, a.max_seeds, s)),
+        None => ".lock".to_string(),
+    };
+    let _lock = BuildLock::take(&a.out, &lock_name)?;
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = a.threads {
+        pool = pool.num_threads(n);
+    }
+    let pool = pool
+        .build()
+        .map_err(|e| DbCmdError::Threads(e.to_string()))?;
+    let mut out = std::io::stdout().lock();
+    let levels: Vec<u32> = match a.shard {
+        Some(_) => vec![a.max_seeds],
+        None => (0..=a.max_seeds).collect(),
+    };
+    let pits = usize::from(key.pits);
+    let budget = Budget::new(a.memory_gb, pool.current_num_threads());
+    // The plan of each level to build: its parts (one: the whole level, or the shard).
+    // From the top down: the top level needs the largest budget, and a refusal names it.
+    let mut plans: BTreeMap<u32, LevelPlan> = BTreeMap::new();
+    for &k in levels.iter().rev() {
+        let present = a.out.join(file_name(&key, k)).exists();
+        let plan = match a.shard {
+            Some(s) => {
+                let splits = s.splits(pits, k)?;
+                LevelPlan {
+                    k,
+                    parts: vec![Part {
+                        spec: s,
+                        splits,
+                        boards: db_format::shard::splits_size(pits, k, splits)?,
+                        memory: build_memory(pits, k, Some(splits))?,
+                    }],
+                    boards: level_size(cells, k),
+                    why: Why::Fits,
+                }
+            }
+            None if present => continue,
+            None => match plan_level(pits, k, rules.can_cycle(), budget, a.parts) {
+                Err(DbCmdError::OverBudget { .. }) if beyond_machine(pits, k)? => {
+                    return Err(DbCmdError::NoMemory {
+                        what: format!("level {k}"),
+                        need: mib(build_memory(pits, k, None)?),
+                        avail: mib(mem_available().unwrap_or(0)),
+                        advice: format!(
+                            "build it in more shards (--shard I/N: each holds only its \
+                             splits' boards, down to {} MiB for the largest split; `kalah db \
+                             plan` gives every shard's memory) on machines with more memory, \
+                             or build fewer seeds",
+                            mib(build_memory(pits, k, Some(largest_split(pits, k)?))?)
+                        ),
+                    });
+                }
+                plan => plan?,
+            },
+        };
+        plans.insert(k, plan);
+    }
+    // The key, not the rules: a database holds every seed count, so "Kalah(6,4)" (the
+    // default --seeds) would misname it.
+    let _ = writeln!(
+        out,
+        "{}: levels {}..={} into {}, {} threads",
+        key,
+        levels[0],
+        a.max_seeds,
+        a.out.display(),
+        pool.current_num_threads()
+    );
+    // Memory: the boards being built at once (a level, a part of one, or the shard's
+    // splits) and the rows' table; the lower levels are only mapped.
+    let (top_k, top) = plans
+        .values()
+        .map(|p| (p.k, p.largest()))
+        .max_by_key(|&(k, m)| (m, k))
+        .unwrap_or((a.max_seeds, 0));
+    // A level present is read at its file's size (a compact one is about half its
+    // entries); one still to build is counted at one byte an entry.
+    let lower_bytes: u64 = (0..a.max_seeds)
+        .map(
+            |k| match std::fs::metadata(a.out.join(file_name(&key, k))) {
+                Ok(m) if m.is_file() => m.len(),
+                _ => level_size(cells, k),
+            },
+        )
+        .sum();
+    let what = match (a.shard, plans.get(&top_k)) {
+        (Some(s), _) => format!(
+            "shard {}/{} of level {} (splits {})",
+            s.index,
+            s.count,
+            a.max_seeds,
+            split_list(s.splits(pits, a.max_seeds)?)
+        ),
+        (None, Some(p)) if p.in_parts() => format!("a part of level {top_k}"),
+        (None, _) => format!("level {top_k}"),
+    };
+    if plans.is_empty() {
+        let _ = writeln!(out, "memory: none, every level is present");
+    } else {
+        let _ = writeln!(
+            out,
+            "memory: {} MiB for {what} in memory, {} MiB of lower levels read through maps",
+            mib(top),
+            mib(lower_bytes)
+        );
+    }
+    let parted: Vec<&LevelPlan> = plans.values().filter(|p| p.in_parts()).collect();
+    if a.shard.is_none() {
+        let _ = writeln!(
+            out,
+            "budget: {} MiB resident{}: a level or part of at most {} MiB at once, the lower \
+             levels' pages released above {} MiB",
+            mib(budget.bytes()),
+            if a.memory_gb.is_some() {
+                " (--memory-gb)"
+            } else {
+                ""
+            },
+            mib(budget.part_limit()),
+            mib(budget.resident_limit())
+        );
+        if let (Some(first), Some(last)) = (parted.first(), parted.last()) {
+            let why = match a.parts {
+                Some(n) => format!("--parts {n}"),
+                None => "the budget".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "plan: levels {}..={} in parts ({why})",
+                first.k, last.k
+            );
+            for plan in &parted {
+                parts::write_plan(&mut out, plan, budget, a.format);
+            }
+        }
+    }
+    if let Some(avail) = mem_available() {
+        if top > avail {
+            let smallest =
+                build_memory(pits, a.max_seeds, Some(largest_split(pits, a.max_seeds)?))?;
+            let advice = if a.shard.is_some() && top <= smallest {
+                format!(
+                    "this shard is one split of the seeds between the rows, which cannot be \
+                     cut further: use a machine with {} MiB or more",
+                    mib(top)
+                )
+            } else if a.shard.is_some() {
+                format!(
+                    "build it in more shards (--shard I/N: each holds only its splits' boards, \
+                     down to {} MiB for the largest split; `kalah db plan` gives every \
+                     shard's memory), build fewer seeds or use a machine with more memory",
+                    mib(smallest)
+                )
+            } else {
+                format!(
+                    "give a smaller --memory-gb, which builds a level in parts of at most \
+                     half of it (down to {} MiB for the largest split), or build it in \
+                     shards (--shard I/N) on machines with more memory",
+                    mib(smallest)
+                )
+            };
+            return Err(DbCmdError::NoMemory {
+                what,
+                need: mib(top),
+                avail: mib(avail),
+                advice,
+            });
+        }
+    }
+    let mut build = Build {
+        out: &a.out,
+        rules,
+        game: &game,
+        pool: &pool,
+        cap: a.shard.is_none().then(|| budget.resident_limit()),
+        no_timings: a.no_timings,
+        kill_after: a.kill_after_parts,
+        parts_written: 0,
+        format: a.format,
+    };
+    // The levels already present are checked before anything is built, a level a thread
+    // of the build's pool: the check reads every byte of a file (and decodes every block
+    // of a compact one), most of a resumed build's first minutes. A damaged level is
+    // reported in level order, as the loop below meets it.
+    let present: Vec<(u32, PathBuf)> = levels
+        .iter()
+        .map(|&k| (k, a.out.join(file_name(&key, k))))
+        .filter(|(_, path)| path.exists())
+        .collect();
+    let mut checked: BTreeMap<u32, (PathBuf, Result<(), DbError>)> = pool.install(|| {
+        present
+            .into_par_iter()
+            .map(|(k, path)| {
+                let result = LevelFile::open(&path, &key, k).and_then(|file| file.verify());
+                (k, (path, result))
+            })
+            .collect()
+    });
+    for &k in &levels {
+        if let Some((path, result)) = checked.remove(&k) {
+            result.map_err(|source| DbCmdError::Damaged {
+                path: path.display().to_string(),
+                source,
+            })?;
+            let _ = writeln!(out, "level {k:3}: present and verified, skipped");
+            if a.shard.is_none() && parts::clear_leftovers(&a.out, &key, k)? {
+                let _ = writeln!(
+                    out,
+                    "level {k:3}: the parts' directory a killed build left removed"
+                );
+            }
+            continue;
+        }
+        let Some(plan) = plans.get(&k) else {
+            continue;
+        };
+        if let Some(spec) = a.shard {
+            let lower = Database::open_up_to(&a.out, &rules, k.saturating_sub(1))?;
+            let built = build.boards(k, &lower, Some(plan.parts[0].splits))?;
+            let written = write_shard(&a.out, &key, k, spec, &built.values)?;
+            let name = written
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let n = built.values.len() as u64;
+            if a.no_timings {
+                let _ = writeln!(out, "level {k:3}: {n:>13} positions  {name}");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "level {k:3}: {n:>13} positions  {:8.2} s  {:7.2} M positions/s  {name}",
+                    built.secs,
+                    n as f64 / built.secs.max(1e-9) / 1e6
+                );
+            }
+            continue;
+        }
+        // The level file a killed build was writing: never complete (it is renamed when
+        // it is), and a level built in parts would leave it behind.
+        let torn = a.out.join(format!("{}.tmp", file_name(&key, k)));
+        if torn.exists() {
+            std::fs::remove_file(&torn).map_err(|source| DbError::Io {
+                path: torn.clone(),
+                source,
+            })?;
+            let _ = writeln!(
+                out,
+                "level {k:3}: the unfinished level file of a killed build removed"
+            );
+        }
+        // A level whose parts' directory holds parts resumes them, whatever its plan.
+        if plan.in_parts() || parts::resumable(&a.out, &key, k)? {
+            build.level_in_parts(plan, budget, a.parts, &mut out)?;
+        } else {
+            let line = build.level_whole(k)?;
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    Ok(())
+}
