@@ -8,6 +8,8 @@
 //! module ask the same questions with the same answers; each writes the refusal in the
 //! spelling of its own options ([`Spelling`]).
 
+use std::path::Path;
+
 use thiserror::Error;
 
 use crate::engine::Method;
@@ -28,6 +30,35 @@ pub fn mem_available() -> Option<u64> {
 /// database build's default budget is a share of.
 pub fn mem_total() -> Option<u64> {
     meminfo("MemTotal:")
+}
+
+/// Bytes free to an unprivileged writer on the file system holding `dir` (`statvfs`),
+/// `None` where it cannot be asked.
+pub fn disk_free(dir: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+        let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+        // SAFETY: `path` is a NUL-terminated string that outlives the call, and `st`
+        // points to writable memory of a `statvfs`, which the call fills when it
+        // returns 0.
+        let rc = unsafe { libc::statvfs(path.as_ptr(), st.as_mut_ptr()) };
+        if rc != 0 {
+            return None;
+        }
+        // SAFETY: statvfs returned 0, so it initialised `st`.
+        let st = unsafe { st.assume_init() };
+        // `u64` on 64-bit Linux, narrower types elsewhere.
+        #[allow(clippy::useless_conversion)]
+        let (blocks, size) = (u64::from(st.f_bavail), u64::from(st.f_frsize));
+        blocks.checked_mul(size)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        None
+    }
 }
 
 /// The field `name` (with its colon) of `/proc/meminfo`, in bytes.

@@ -14,13 +14,15 @@
 //! - over them: [`verify`] (re-deriving database entries), [`analysis`] (solutions in
 //!   final margins), [`pie`] (the pie rule), [`fair`] (fair starts near the start),
 //!   [`engine`] (which value source a rules set gets) and [`budget`] (the memory those
-//!   sources ask for, checked before it is allocated).
+//!   sources ask for, checked before it is allocated, and the disk free);
+//! - [`build`]: a database built within a memory budget, in parts, resumably.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod analysis;
 pub mod board;
 pub mod budget;
+pub mod build;
 pub mod dbfile;
 pub mod engine;
 pub mod fair;

@@ -5,6 +5,7 @@
 //! tells bad input (exit status 2) from other failures (1).
 
 use db_format::DbError;
+use solver::build::BuildError;
 use solver::gen::cyclic::CyclicError;
 use solver::gen::GenError;
 use solver::{PositionError, RecordError, RulesError, SolveError};
@@ -115,21 +116,9 @@ pub enum DbCmdError {
     /// A level could not be generated.
     #[error(transparent)]
     Retro(#[from] GenError),
-    /// The build would not fit in memory.
-    #[error(
-        "{what} needs {need} MiB of memory but only {avail} MiB are available \
-         (MemAvailable in /proc/meminfo); {advice}"
-    )]
-    NoMemory {
-        /// What was to be built: the level, or the shard of it.
-        what: String,
-        /// What would fit instead.
-        advice: String,
-        /// MiB needed.
-        need: u64,
-        /// MiB available.
-        avail: u64,
-    },
+    /// A build within a memory budget was refused or failed (see [`BuildError`]).
+    #[error(transparent)]
+    Build(#[from] BuildError),
     /// A level file present under its name fails verification.
     #[error("{path}: present but damaged ({source}); delete it to rebuild it")]
     Damaged {
@@ -189,70 +178,12 @@ pub enum DbCmdError {
     /// A level of clockwise rules could not be generated.
     #[error(transparent)]
     Cyclic(#[from] CyclicError),
-    /// `--shard` with rules whose play can cycle.
-    #[error(
-        "--shard needs counter-clockwise rules: the retrograde solver of clockwise rules \
-         builds whole levels only"
-    )]
-    ShardCyclic,
     /// The rule switches were refused.
     #[error(transparent)]
     Rules(#[from] RulesError),
     /// Thread pool set-up.
     #[error("cannot start the worker threads: {0}")]
     Threads(String),
-    /// A level cannot be cut into parts that fit the memory budget: one split of the seeds
-    /// between the rows, which a part holds whole, needs more than half of it.
-    #[error(
-        "level {k}: its largest split of the seeds between the rows needs {need} MiB \
-         (its boards and the rows' table), more than half of the {budget} MiB budget less \
-         256 MiB for the process (the other half holds the lower levels' pages); give \
-         --memory-gb {min_gb} or more"
-    )]
-    OverBudget {
-        /// The level.
-        k: u32,
-        /// MiB the largest split needs.
-        need: u64,
-        /// The budget, MiB.
-        budget: u64,
-        /// The smallest budget that holds it, GiB (rounded up to a tenth).
-        min_gb: String,
-    },
-    /// The parts of a level already built by an earlier run are of another plan than this
-    /// run's, which they do not fit.
-    #[error(
-        "{dir} holds level {k} as parts of {found} (from an earlier run), whose largest \
-         needs {need} MiB, more than this run allows a part ({limit} MiB); rerun with the \
-         --memory-gb (or --parts) of the run that wrote them, or delete {dir} to build the \
-         level over"
-    )]
-    OtherParts {
-        /// The parts' directory.
-        dir: String,
-        /// The level.
-        k: u32,
-        /// The parts' count on disk.
-        found: u32,
-        /// MiB their largest part needs.
-        need: u64,
-        /// MiB a part may take in this run.
-        limit: u64,
-    },
-    /// Not enough free disk for what a level's build writes.
-    #[error("level {k} needs {need} MiB of disk in {dir} ({what}) but only {free} MiB are free")]
-    NoDisk {
-        /// The level.
-        k: u32,
-        /// The directory.
-        dir: String,
-        /// What it writes.
-        what: String,
-        /// MiB needed.
-        need: u64,
-        /// MiB free.
-        free: u64,
-    },
 }
 
 impl DbCmdError {
@@ -266,21 +197,18 @@ impl DbCmdError {
             DbCmdError::Pie
             | DbCmdError::Refused(_)
             | DbCmdError::NotADirectory(_)
-            | DbCmdError::ShardCyclic
             | DbCmdError::Rules(_)
-            | DbCmdError::NoMemory { .. }
-            | DbCmdError::OverBudget { .. }
-            | DbCmdError::NoDisk { .. }
             | DbCmdError::Empty { .. }
             | DbCmdError::NotCovered { .. } => 2,
+            DbCmdError::Build(e) if e.is_refusal() => 2,
             DbCmdError::Db(_)
+            | DbCmdError::Build(_)
             | DbCmdError::Retro(_)
             | DbCmdError::Damaged { .. }
             | DbCmdError::Locked { .. }
             | DbCmdError::NoLevels(_)
             | DbCmdError::VerifyFailed(..)
             | DbCmdError::Cyclic(_)
-            | DbCmdError::OtherParts { .. }
             | DbCmdError::Threads(_) => 1,
         }
     }

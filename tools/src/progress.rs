@@ -295,6 +295,29 @@ pub fn level_bar(k: u32, len: u64) -> ProgressBar {
     bar
 }
 
+/// The level bars of a database build ([`level_bar`]), for [`solver::build::Build`],
+/// which counts but draws nothing.
+pub struct LevelBars;
+
+/// A [`level_bar`] as a build's counter: cleared when the level is done.
+struct LevelCounter(ProgressBar);
+
+impl solver::build::Progress for LevelBars {
+    fn level(&self, k: u32, total: u64) -> Box<dyn solver::build::Counter + '_> {
+        Box::new(LevelCounter(level_bar(k, total)))
+    }
+}
+
+impl solver::build::Counter for LevelCounter {
+    fn inc(&self, n: u64) {
+        self.0.inc(n);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

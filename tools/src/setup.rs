@@ -19,35 +19,6 @@ use crate::args::SearchArgs;
 use crate::error::{CliError, DbCmdError};
 use crate::progress::Progress;
 
-/// Bytes free to an unprivileged writer on the file system holding `dir` (`statvfs`),
-/// `None` where it cannot be asked.
-pub fn disk_free(dir: &Path) -> Option<u64> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-        let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-        // SAFETY: `path` is a NUL-terminated string that outlives the call, and `st`
-        // points to writable memory of a `statvfs`, which the call fills when it
-        // returns 0.
-        let rc = unsafe { libc::statvfs(path.as_ptr(), st.as_mut_ptr()) };
-        if rc != 0 {
-            return None;
-        }
-        // SAFETY: statvfs returned 0, so it initialised `st`.
-        let st = unsafe { st.assume_init() };
-        // `u64` on 64-bit Linux, narrower types elsewhere.
-        #[allow(clippy::useless_conversion)]
-        let (blocks, size) = (u64::from(st.f_bavail), u64::from(st.f_frsize));
-        blocks.checked_mul(size)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        None
-    }
-}
-
 /// The transposition table of [`solver::engine::transposition_table`], refused with the
 /// figures when it is larger than the memory available (MemAvailable in /proc/meminfo),
 /// before any of it is allocated: the search touches all of it.

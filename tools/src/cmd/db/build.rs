@@ -8,18 +8,17 @@ use std::path::PathBuf;
 use clap::Args;
 use db_format::{file_name, level_size, DbError, Format, LevelFile, Ranker};
 use rayon::prelude::*;
-use solver::budget::mem_available;
+use solver::build::{
+    check_memory, clear_leftovers, mib, parse_gib, plan_levels, remove_torn, resumable, split_list,
+    write_plan, Budget, Build, LevelPlan,
+};
 use solver::dbfile::{shard_file_name, write_shard, Database, ShardSpec};
-use solver::gen::build_memory;
 use solver::Game;
 
 use crate::args::{parse_threads, RulesArgs};
 use crate::error::DbCmdError;
 use crate::lock::BuildLock;
-use crate::parts::{
-    self, beyond_machine, largest_split, mib, plan_level, split_list, Budget, Build, LevelPlan,
-    Part, Why,
-};
+use crate::progress::LevelBars;
 
 /// Arguments of `kalah db build`.
 #[derive(Args, Debug)]
@@ -46,7 +45,7 @@ pub struct BuildArgs {
     /// the rows, one at a time, then merged; the plan is printed first. A killed build
     /// rerun resumes from the parts it finished [default: 11, or half the machine's
     /// memory if less]
-    #[arg(long, value_name = "GIB", value_parser = parts::parse_gib, conflicts_with = "shard")]
+    #[arg(long, value_name = "GIB", value_parser = parse_gib, conflicts_with = "shard")]
     pub memory_gb: Option<f64>,
     /// For tests: build every level of 2 or more splits in N parts (at most its splits),
     /// whatever the budget
@@ -106,46 +105,15 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
     let pits = usize::from(key.pits);
     let budget = Budget::new(a.memory_gb, pool.current_num_threads());
     // The plan of each level to build: its parts (one: the whole level, or the shard).
-    // From the top down: the top level needs the largest budget, and a refusal names it.
-    let mut plans: BTreeMap<u32, LevelPlan> = BTreeMap::new();
-    for &k in levels.iter().rev() {
-        let present = a.out.join(file_name(&key, k)).exists();
-        let plan = match a.shard {
-            Some(s) => {
-                let splits = s.splits(pits, k)?;
-                LevelPlan {
-                    k,
-                    parts: vec![Part {
-                        spec: s,
-                        splits,
-                        boards: db_format::shard::splits_size(pits, k, splits)?,
-                        memory: build_memory(pits, k, Some(splits))?,
-                    }],
-                    boards: level_size(cells, k),
-                    why: Why::Fits,
-                }
-            }
-            None if present => continue,
-            None => match plan_level(pits, k, rules.can_cycle(), budget, a.parts) {
-                Err(DbCmdError::OverBudget { .. }) if beyond_machine(pits, k)? => {
-                    return Err(DbCmdError::NoMemory {
-                        what: format!("level {k}"),
-                        need: mib(build_memory(pits, k, None)?),
-                        avail: mib(mem_available().unwrap_or(0)),
-                        advice: format!(
-                            "build it in more shards (--shard I/N: each holds only its \
-                             splits' boards, down to {} MiB for the largest split; `kalah db \
-                             plan` gives every shard's memory) on machines with more memory, \
-                             or build fewer seeds",
-                            mib(build_memory(pits, k, Some(largest_split(pits, k)?))?)
-                        ),
-                    });
-                }
-                plan => plan?,
-            },
-        };
-        plans.insert(k, plan);
-    }
+    let plans = plan_levels(
+        &a.out,
+        &key,
+        &levels,
+        a.shard,
+        rules.can_cycle(),
+        budget,
+        a.parts,
+    )?;
     // The key, not the rules: a database holds every seed count, so "Kalah(6,4)" (the
     // default --seeds) would misname it.
     let _ = writeln!(
@@ -221,43 +189,24 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
                 first.k, last.k
             );
             for plan in &parted {
-                parts::write_plan(&mut out, plan, budget, a.format);
+                write_plan(&mut out, plan, budget, a.format);
             }
         }
     }
-    if let Some(avail) = mem_available() {
-        if top > avail {
-            let smallest =
-                build_memory(pits, a.max_seeds, Some(largest_split(pits, a.max_seeds)?))?;
-            let advice = if a.shard.is_some() && top <= smallest {
-                format!(
-                    "this shard is one split of the seeds between the rows, which cannot be \
-                     cut further: use a machine with {} MiB or more",
-                    mib(top)
-                )
-            } else if a.shard.is_some() {
-                format!(
-                    "build it in more shards (--shard I/N: each holds only its splits' boards, \
-                     down to {} MiB for the largest split; `kalah db plan` gives every \
-                     shard's memory), build fewer seeds or use a machine with more memory",
-                    mib(smallest)
-                )
-            } else {
-                format!(
-                    "give a smaller --memory-gb, which builds a level in parts of at most \
-                     half of it (down to {} MiB for the largest split), or build it in \
-                     shards (--shard I/N) on machines with more memory",
-                    mib(smallest)
-                )
-            };
-            return Err(DbCmdError::NoMemory {
-                what,
-                need: mib(top),
-                avail: mib(avail),
-                advice,
-            });
+    check_memory(pits, a.max_seeds, a.shard.is_some(), top, what)?;
+    // For tests of resuming: the process ends as `kill -9` would end it, once it has
+    // written the parts asked.
+    let on_part = a.kill_after_parts.map(|after| {
+        move |written: u32| {
+            if written == after {
+                // SAFETY: kill has no memory-safety preconditions; it ends this process
+                // as `kill -9` would, to test what a rerun finds.
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
+                }
+            }
         }
-    }
+    });
     let mut build = Build {
         out: &a.out,
         rules,
@@ -265,7 +214,8 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
         pool: &pool,
         cap: a.shard.is_none().then(|| budget.resident_limit()),
         no_timings: a.no_timings,
-        kill_after: a.kill_after_parts,
+        progress: &LevelBars,
+        on_part: on_part.as_ref().map(|f| f as &(dyn Fn(u32) + Sync)),
         parts_written: 0,
         format: a.format,
     };
@@ -294,7 +244,7 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
                 source,
             })?;
             let _ = writeln!(out, "level {k:3}: present and verified, skipped");
-            if a.shard.is_none() && parts::clear_leftovers(&a.out, &key, k)? {
+            if a.shard.is_none() && clear_leftovers(&a.out, &key, k)? {
                 let _ = writeln!(
                     out,
                     "level {k:3}: the parts' directory a killed build left removed"
@@ -326,21 +276,14 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
             }
             continue;
         }
-        // The level file a killed build was writing: never complete (it is renamed when
-        // it is), and a level built in parts would leave it behind.
-        let torn = a.out.join(format!("{}.tmp", file_name(&key, k)));
-        if torn.exists() {
-            std::fs::remove_file(&torn).map_err(|source| DbError::Io {
-                path: torn.clone(),
-                source,
-            })?;
+        if remove_torn(&a.out, &key, k)? {
             let _ = writeln!(
                 out,
                 "level {k:3}: the unfinished level file of a killed build removed"
             );
         }
         // A level whose parts' directory holds parts resumes them, whatever its plan.
-        if plan.in_parts() || parts::resumable(&a.out, &key, k)? {
+        if plan.in_parts() || resumable(&a.out, &key, k)? {
             build.level_in_parts(plan, budget, a.parts, &mut out)?;
         } else {
             let line = build.level_whole(k)?;

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use db_format::{file_name, DbError, LevelFile};
+use solver::build::split_list;
 
 use crate::error::DbCmdError;
-use crate::parts::split_list;
 
 /// Arguments of `kalah db info`.
 #[derive(Args, Debug)]

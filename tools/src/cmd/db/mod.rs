@@ -3,10 +3,10 @@
 //!
 //! The generator is [`solver::gen`], the directory and shard files are
 //! [`solver::dbfile`], the level files are the `db-format` crate, and building within a
-//! memory budget is [`crate::parts`]; these modules add the command line, progress bars,
-//! the memory check and the verifier's sampling. No subcommand's file imports another's:
-//! what they share lives in the modules beside `cmd` ([`crate::parts`], [`crate::setup`],
-//! [`crate::args`]) or in the libraries.
+//! memory budget is [`solver::build`]; these modules add the command line, progress
+//! bars and the verifier's sampling. No subcommand's file imports another's: what they
+//! share lives in the modules beside `cmd` ([`crate::setup`], [`crate::args`],
+//! [`crate::progress`]) or in the libraries.
 
 mod build;
 mod convert;

@@ -4,12 +4,12 @@ use std::io::Write;
 
 use clap::Args;
 use db_format::Ranker;
+use solver::build::{mib, split_list};
 use solver::dbfile::ShardSpec;
 use solver::gen::build_memory;
 
 use crate::args::RulesArgs;
 use crate::error::DbCmdError;
-use crate::parts::{mib, split_list};
 
 /// Arguments of `kalah db plan`.
 #[derive(Args, Debug)]

@@ -4,7 +4,7 @@
 //! # Why the lower levels' pages
 //!
 //! Building level `k` reads the values of the children of its boards in the levels below
-//! it, mapped from their files ([`solver::dbfile::Database`]). A page of a mapped file
+//! it, mapped from their files ([`Database`]). A page of a mapped file
 //! that the process has read counts in its resident set (as `/usr/bin/time`'s "maximum
 //! resident set size" reports it) for as long as it stays mapped, although the page
 //! cache, not the process, owns it. The children of a level's boards lie all over the
@@ -26,7 +26,7 @@
 //! disk, where the system has evicted them meanwhile). The values read never change: a
 //! level file is never modified while mapped. The builder's own arrays (the boards being
 //! built, the rows' table) are not file pages and are never released: the plan keeps them
-//! within half the budget ([`crate::parts`]), so that releasing the lower levels' pages
+//! within half the budget ([`super::plan`]), so that releasing the lower levels' pages
 //! always brings the process well under its limit. Before a build allocates them,
 //! [`Cap::make_room`] releases the lower levels' pages if they and the new arrays would
 //! not fit together (a level or part starts with the pages the previous part left mapped,
@@ -55,8 +55,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use crate::dbfile::Database;
 use db_format::DbError;
-use solver::dbfile::Database;
 
 /// How often the resident set is read: every half millisecond of the build, by whichever
 /// worker thread reaches a checkpoint first. A reading costs a few microseconds (1 to 2%
@@ -234,18 +234,13 @@ mod tests {
     #[test]
     fn a_cap_releases_only_above_its_limit_and_once_an_interval() {
         let dir = tempfile::tempdir().unwrap();
-        let rules = solver::Rules::kalah(3, 3).unwrap();
-        let game = solver::Game::new(rules);
+        let rules = crate::Rules::kalah(3, 3).unwrap();
+        let game = crate::Game::new(rules);
         for k in 0..=8u32 {
             let lower = Database::open_up_to(dir.path(), &rules, k.saturating_sub(1)).unwrap();
-            let v = solver::gen::build_level(
-                &game,
-                k,
-                solver::gen::Lower::Probe(&lower),
-                None,
-                &|_| {},
-            )
-            .unwrap();
+            let v =
+                crate::gen::build_level(&game, k, crate::gen::Lower::Probe(&lower), None, &|_| {})
+                    .unwrap();
             db_format::write_level(dir.path(), &rules.db_key(), k, &v, db_format::Format::Byte)
                 .unwrap();
         }
