@@ -47,6 +47,14 @@ pub fn refused(r: Refused) -> CliError {
 /// one, a path through a file, a file and an unreadable directory each get their own
 /// message (not "level 0 is missing").
 pub fn check_db_dir(dir: &Path) -> Result<(), CliError> {
+    check_dir(dir, "--db ")
+}
+
+/// A database directory that a command reads checked before it is read, as
+/// [`check_db_dir`] checks `--db`, with the same messages and exit status (bad input):
+/// `named` is how the command line names it, `--db `, `--dir ` or nothing for an operand,
+/// written before the path.
+pub fn check_dir(dir: &Path, named: &str) -> Result<(), CliError> {
     use std::io::ErrorKind;
     let why = match std::fs::metadata(dir) {
         Err(e) if e.kind() == ErrorKind::NotFound => match std::fs::symlink_metadata(dir) {
@@ -66,7 +74,7 @@ pub fn check_db_dir(dir: &Path) -> Result<(), CliError> {
         },
     };
     Err(CliError::BadOption(format!(
-        "--db {}: {why}",
+        "{named}{}: {why}",
         dir.display()
     )))
 }

@@ -522,3 +522,186 @@ fn batch_probe_reports_a_bad_line_by_its_number_and_answers_the_rest() {
         );
     }
 }
+
+/// `kalah db info DIR` describes the database as a whole: its rules, the levels present
+/// and missing, their formats, entries and bytes, and whether the verification stamp is
+/// there and vouches for them.
+#[test]
+fn info_describes_a_database_directory() {
+    let (dir, _) = three_pit_db(4);
+    let stamp = dir.path().join("kalah-verified.txt");
+    // The build may have stamped the levels it opened; this test writes its own.
+    let _ = fs::remove_file(&stamp);
+    let info = |dir: &Path| {
+        let out = kalah().args(["db", "info"]).arg(dir).assert().success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let level_files = |dir: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "kdb"))
+            .collect();
+        v.sort();
+        v
+    };
+    let bytes = |dir: &Path| -> u64 {
+        level_files(dir)
+            .iter()
+            .map(|p| fs::metadata(p).unwrap().len())
+            .sum()
+    };
+    let entries: u64 = (0..=4).map(|k| db_format::level_size(6, k)).sum();
+    let text = info(dir.path());
+    assert!(
+        text.contains(&format!("directory:   {}\n", dir.path().display())),
+        "{text}"
+    );
+    assert!(text.contains("rules:       m=3 capture=standard"), "{text}");
+    assert!(
+        text.contains("levels:      0..=4 (5 level files)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("format:      compact (levels 0..=4)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("entries:     {entries}\n")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("bytes:       {} (", bytes(dir.path()))),
+        "{text}"
+    );
+    assert!(
+        text.contains("verified:    no kalah-verified.txt"),
+        "{text}"
+    );
+    // Levels 3 and 4 in the byte format, level 1 gone, and a stamp that vouches for none.
+    kalah()
+        .args(["db", "convert", "--format", "byte", "--min-seeds", "3"])
+        .arg(dir.path())
+        .arg(dir.path())
+        .assert()
+        .success();
+    fs::remove_file(&level_files(dir.path())[1]).unwrap();
+    fs::write(&stamp, "not a stamp\n").unwrap();
+    let entries = entries - db_format::level_size(6, 1);
+    let text = info(dir.path());
+    assert!(
+        text.contains("levels:      0, 2..=4 (4 level files; missing 1)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("format:      byte (levels 3..=4), compact (levels 0, 2)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("entries:     {entries}\n")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("bytes:       {} (", bytes(dir.path()))),
+        "{text}"
+    );
+    assert!(
+        text.contains("verified:    kalah-verified.txt vouches for 0 of 4 level files"),
+        "{text}"
+    );
+    // A single file is still described by its header.
+    let one = kalah()
+        .args(["db", "info"])
+        .arg(dir.path().join(K3))
+        .assert()
+        .success();
+    let one = String::from_utf8(one.get_output().stdout.clone()).unwrap();
+    assert!(
+        one.contains("format:      byte (one byte an entry)"),
+        "{one}"
+    );
+}
+
+/// A refused `kalah db build` leaves no directory behind: neither `--out` nor the
+/// directories above it that it would have made.
+#[test]
+fn a_refused_build_leaves_no_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().join("new");
+    let out = top.join("deeper");
+    for args in [
+        // Level 8's largest split does not fit half of 0.1 GiB less the process's share.
+        &["--max-seeds", "8", "--memory-gb", "0.1"][..],
+        // The retrograde solver of clockwise rules builds whole levels only.
+        &["--max-seeds", "4", "--direction", "cw", "--shard", "0/2"][..],
+    ] {
+        let run = kalah()
+            .args(["db", "build", "--pits", "3"])
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .failure()
+            .code(2);
+        let err = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(!top.exists(), "{args:?} left {}", top.display());
+    }
+    // A directory that was there is kept, empty or not.
+    fs::create_dir(&top).unwrap();
+    kalah()
+        .args([
+            "db",
+            "build",
+            "--pits",
+            "3",
+            "--max-seeds",
+            "8",
+            "--memory-gb",
+            "0.1",
+        ])
+        .arg("--out")
+        .arg(&top)
+        .assert()
+        .failure()
+        .code(2);
+    assert!(top.is_dir());
+}
+
+/// The directories the `kalah db` commands read are refused as `--db` is: the same
+/// words (`no such directory`, `not a directory`) and exit status 2.
+#[test]
+fn a_missing_directory_is_refused_alike_by_every_db_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("missing");
+    let file = tmp.path().join("file");
+    fs::write(&file, b"x").unwrap();
+    let refused = |args: &[&str], path: &Path, named: &str, says: &str| {
+        let run = kalah().args(args).arg(path).assert().failure().code(2);
+        let err = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+        let expected = format!("error: {named}{}: {says}", path.display());
+        assert!(err.starts_with(&expected), "{args:?}: {err}");
+    };
+    for (path, says) in [(&missing, "no such directory"), (&file, "not a directory")] {
+        refused(
+            &["db", "probe", "--pits", "3", "--seeds", "1", "--db"],
+            path,
+            "--db ",
+            says,
+        );
+        refused(&["db", "verify"], path, "", says);
+        refused(&["db", "merge", "--dir"], path, "--dir ", says);
+    }
+    // `convert` checks its source before it makes its destination.
+    let dst = tmp.path().join("dst");
+    let run = kalah()
+        .args(["db", "convert"])
+        .arg(&missing)
+        .arg(&dst)
+        .assert()
+        .failure()
+        .code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    assert!(err.contains("no such directory"), "{err}");
+    assert!(!dst.exists());
+}

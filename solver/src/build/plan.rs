@@ -242,7 +242,8 @@ pub fn largest_split(pits: usize, k: u32) -> Result<u64, DbError> {
 /// file is absent, [`plan_level`] within `budget` (or in `forced` parts). Planned from the
 /// top down: the top level needs the largest budget, and a refusal names it. A level
 /// beyond this machine whatever the budget ([`beyond_machine`]) is refused as
-/// [`BuildError::NoMemory`], with the shards that would hold it.
+/// [`BuildError::NoMemory`], with the shards that would hold it, and a shard of rules that
+/// can cycle as [`BuildError::ShardCyclic`] (their retrograde solver builds whole levels).
 pub fn plan_levels(
     out: &Path,
     key: &RulesKey,
@@ -254,6 +255,9 @@ pub fn plan_levels(
 ) -> Result<BTreeMap<u32, LevelPlan>, BuildError> {
     let cells = key.cells();
     let pits = usize::from(key.pits);
+    if cyclic && shard.is_some() {
+        return Err(BuildError::ShardCyclic);
+    }
     let mut plans: BTreeMap<u32, LevelPlan> = BTreeMap::new();
     for &k in levels.iter().rev() {
         let present = out.join(file_name(key, k)).exists();

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use db_format::{file_name, level_size, DbError, Format, LevelFile, Ranker};
@@ -79,10 +79,7 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
     if a.out.exists() && !a.out.is_dir() {
         return Err(DbCmdError::NotADirectory(a.out.display().to_string()));
     }
-    std::fs::create_dir_all(&a.out).map_err(|source| DbError::Io {
-        path: a.out.clone(),
-        source,
-    })?;
+    let mut made = MadeDirs::make(&a.out)?;
     // A shard writes only its own file: shards of a level build side by side in one
     // directory (the array tasks of scripts/slurm-build-level.sh), one shard once.
     let lock_name = match a.shard {
@@ -290,5 +287,48 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
             let _ = writeln!(out, "{line}");
         }
     }
+    made.keep();
     Ok(())
+}
+
+/// The directories `kalah db build` made for `--out` (it and the missing ones above it,
+/// the deepest first): removed again when the build fails and leaves them empty, so that
+/// a refused build (memory, budget, disk, a lock held) leaves no trace. A directory that
+/// holds anything (a level built before the failure, a file of someone else's) is kept,
+/// and so are those above it: only empty directories are removed.
+struct MadeDirs {
+    dirs: Vec<PathBuf>,
+}
+
+impl MadeDirs {
+    /// Makes `dir` and the missing directories above it.
+    fn make(dir: &Path) -> Result<MadeDirs, DbError> {
+        let mut dirs = Vec::new();
+        let mut at = Some(dir);
+        while let Some(d) = at.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+            dirs.push(d.to_path_buf());
+            at = d.parent();
+        }
+        std::fs::create_dir_all(dir).map_err(|source| DbError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        Ok(MadeDirs { dirs })
+    }
+
+    /// The build succeeded: its directories stay.
+    fn keep(&mut self) {
+        self.dirs.clear();
+    }
+}
+
+impl Drop for MadeDirs {
+    fn drop(&mut self) {
+        for d in &self.dirs {
+            // Fails, and stops, at the first that is not empty.
+            if std::fs::remove_dir(d).is_err() {
+                break;
+            }
+        }
+    }
 }

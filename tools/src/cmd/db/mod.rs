@@ -27,6 +27,7 @@ pub use probe::ProbeArgs;
 pub use verify::VerifyArgs;
 
 use crate::error::CliError;
+use crate::setup::check_dir;
 
 /// Arguments of `kalah db`.
 #[derive(Args, Debug)]
@@ -45,7 +46,8 @@ pub enum DbCommand {
     Merge(MergeArgs),
     /// Print the splits, boards and memory of each shard of level K built as N shards
     Plan(PlanArgs),
-    /// Print the header of a level file
+    /// Print the header of a level or shard file, or describe a database directory (rules,
+    /// levels, formats, sizes, verification stamp)
     Info(InfoArgs),
     /// Check every level file of a directory: checksums, then values re-derived from successors
     Verify(VerifyArgs),
@@ -57,15 +59,26 @@ pub enum DbCommand {
     Convert(ConvertArgs),
 }
 
-/// Runs a `kalah db` subcommand.
+/// Runs a `kalah db` subcommand. The directories a subcommand reads (`verify`'s DIR,
+/// `convert`'s SRC, `merge --dir`) are checked first, as every `--db` is
+/// ([`check_dir`]): a missing one is bad input (exit status 2) in the same words.
 pub fn run(args: &DbArgs) -> Result<(), CliError> {
     let r = match &args.command {
         DbCommand::Build(a) => build::run(a),
-        DbCommand::Merge(a) => merge::run(a),
+        DbCommand::Merge(a) => {
+            check_dir(&a.dir, "--dir ")?;
+            merge::run(a)
+        }
         DbCommand::Plan(a) => plan::run(a),
         DbCommand::Info(a) => info::run(a),
-        DbCommand::Verify(a) => verify::run(a),
-        DbCommand::Convert(a) => convert::run(a),
+        DbCommand::Verify(a) => {
+            check_dir(&a.dir, "")?;
+            verify::run(a)
+        }
+        DbCommand::Convert(a) => {
+            check_dir(&a.src, "")?;
+            convert::run(a)
+        }
         DbCommand::Probe(a) => return probe::run(a),
     };
     r.map_err(CliError::from)
