@@ -1,8 +1,10 @@
-//! The parts of a level on disk, and the [`Build`] that writes them, resumes what a
-//! killed run left ([`scan`], [`resumable`]) and merges them into the level file. See the
-//! module docs of [`crate::build`] for the files' names and what a rerun finds.
+//! The [`Build`] of a database's levels: the levels present checked, a level built whole,
+//! or one shard of it, or its parts written into their own directory on disk, what a
+//! killed run left resumed ([`scan`], [`resumable`]) and the parts merged into the level
+//! file. See the module docs of [`crate::build`] for the files' names and what a rerun
+//! finds.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,6 +12,7 @@ use std::time::Instant;
 
 use db_format::shard::{parse_shard_name, splits_size, verify_shard};
 use db_format::{file_name, level_size, DbError, Format, LevelFile, RulesKey};
+use rayon::prelude::*;
 
 use super::plan::{mib, parts_of, Budget, LevelPlan};
 use super::resident;
@@ -227,6 +230,47 @@ impl Build<'_> {
             "{n:>13} positions  {secs:8.2} s  {:7.2} M positions/s{pages}",
             n as f64 / secs.max(1e-9) / 1e6
         )
+    }
+
+    /// The levels of `levels` whose files are present in the database directory, each
+    /// opened for these rules and its checksum verified, a level a thread of the build's
+    /// pool: the check reads every byte of a file (and decodes every block of a compact
+    /// one), most of a resumed build's first minutes. Each with its path and the check's
+    /// result, for the caller to report in level order as it meets them.
+    pub fn check_present(&self, levels: &[u32]) -> BTreeMap<u32, (PathBuf, Result<(), DbError>)> {
+        let key = self.rules.db_key();
+        let present: Vec<(u32, PathBuf)> = levels
+            .iter()
+            .map(|&k| (k, self.out.join(file_name(&key, k))))
+            .filter(|(_, path)| path.exists())
+            .collect();
+        self.pool.install(|| {
+            present
+                .into_par_iter()
+                .map(|(k, path)| {
+                    let result = LevelFile::open(&path, &key, k).and_then(|file| file.verify());
+                    (k, (path, result))
+                })
+                .collect()
+        })
+    }
+
+    /// Shard `spec` of level `k`, the splits `splits`: built and written as its shard file
+    /// into the database directory, beside the other shards' (`kalah db merge` joins
+    /// them). Returns the line that reports it.
+    pub fn shard(&self, k: u32, spec: ShardSpec, splits: u64) -> Result<String, BuildError> {
+        let key = self.rules.db_key();
+        let lower = Database::open_up_to(self.out, &self.rules, k.saturating_sub(1))?;
+        let built = self.boards(k, &lower, Some(splits))?;
+        let written = write_shard(self.out, &key, k, spec, &built.values)?;
+        let name = written
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(format!(
+            "level {k:3}: {}  {name}",
+            self.figures(built.values.len() as u64, built.secs, built.released)
+        ))
     }
 
     /// Level `k` in one piece: built, and written as its level file. Returns the line that

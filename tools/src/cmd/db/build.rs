@@ -1,18 +1,16 @@
 //! `kalah db build`: levels 0..=K within a memory budget (a level too large in parts,
 //! resumably), or one shard of level K.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use db_format::{file_name, level_size, DbError, Format, LevelFile, Ranker};
-use rayon::prelude::*;
+use db_format::{file_name, level_size, DbError, Format, Ranker};
 use solver::build::{
     check_memory, clear_leftovers, mib, parse_gib, plan_levels, remove_torn, resumable, split_list,
     write_plan, Budget, Build, LevelPlan,
 };
-use solver::dbfile::{shard_file_name, write_shard, Database, ShardSpec};
+use solver::dbfile::{shard_file_name, ShardSpec};
 use solver::Game;
 
 use crate::args::{parse_threads, RulesArgs};
@@ -216,24 +214,9 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
         parts_written: 0,
         format: a.format,
     };
-    // The levels already present are checked before anything is built, a level a thread
-    // of the build's pool: the check reads every byte of a file (and decodes every block
-    // of a compact one), most of a resumed build's first minutes. A damaged level is
-    // reported in level order, as the loop below meets it.
-    let present: Vec<(u32, PathBuf)> = levels
-        .iter()
-        .map(|&k| (k, a.out.join(file_name(&key, k))))
-        .filter(|(_, path)| path.exists())
-        .collect();
-    let mut checked: BTreeMap<u32, (PathBuf, Result<(), DbError>)> = pool.install(|| {
-        present
-            .into_par_iter()
-            .map(|(k, path)| {
-                let result = LevelFile::open(&path, &key, k).and_then(|file| file.verify());
-                (k, (path, result))
-            })
-            .collect()
-    });
+    // The levels already present are checked before anything is built. A damaged level
+    // is reported in level order, as the loop below meets it.
+    let mut checked = build.check_present(&levels);
     for &k in &levels {
         if let Some((path, result)) = checked.remove(&k) {
             result.map_err(|source| DbCmdError::Damaged {
@@ -253,24 +236,8 @@ pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
             continue;
         };
         if let Some(spec) = a.shard {
-            let lower = Database::open_up_to(&a.out, &rules, k.saturating_sub(1))?;
-            let built = build.boards(k, &lower, Some(plan.parts[0].splits))?;
-            let written = write_shard(&a.out, &key, k, spec, &built.values)?;
-            let name = written
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let n = built.values.len() as u64;
-            if a.no_timings {
-                let _ = writeln!(out, "level {k:3}: {n:>13} positions  {name}");
-            } else {
-                let _ = writeln!(
-                    out,
-                    "level {k:3}: {n:>13} positions  {:8.2} s  {:7.2} M positions/s  {name}",
-                    built.secs,
-                    n as f64 / built.secs.max(1e-9) / 1e6
-                );
-            }
+            let line = build.shard(k, spec, plan.parts[0].splits)?;
+            let _ = writeln!(out, "{line}");
             continue;
         }
         if remove_torn(&a.out, &key, k)? {
