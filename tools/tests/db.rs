@@ -532,9 +532,16 @@ fn info_describes_a_database_directory() {
     let stamp = dir.path().join("kalah-verified.txt");
     // The build may have stamped the levels it opened; this test writes its own.
     let _ = fs::remove_file(&stamp);
-    let info = |dir: &Path| {
+    // `kalah db info DIR`, a field a line: the field's name to its value.
+    let info = |dir: &Path| -> std::collections::BTreeMap<String, String> {
         let out = kalah().args(["db", "info"]).arg(dir).assert().success();
-        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        text.lines()
+            .map(|l| {
+                let (name, value) = l.split_once(':').unwrap();
+                (name.to_string(), value.trim().to_string())
+            })
+            .collect()
     };
     let level_files = |dir: &Path| -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = fs::read_dir(dir)
@@ -551,32 +558,22 @@ fn info_describes_a_database_directory() {
             .map(|p| fs::metadata(p).unwrap().len())
             .sum()
     };
+    let mib = |b: u64| b.div_ceil(1 << 20);
     let entries: u64 = (0..=4).map(|k| db_format::level_size(6, k)).sum();
-    let text = info(dir.path());
+    let found = info(dir.path());
+    assert_eq!(found["directory"], dir.path().display().to_string());
     assert!(
-        text.contains(&format!("directory:   {}\n", dir.path().display())),
-        "{text}"
+        found["rules"].starts_with("m=3 capture=standard"),
+        "{found:?}"
     );
-    assert!(text.contains("rules:       m=3 capture=standard"), "{text}");
+    assert_eq!(found["levels"], "0..=4 (5 level files)");
+    assert_eq!(found["format"], "compact (levels 0..=4)");
+    assert_eq!(found["entries"], entries.to_string());
+    let b = bytes(dir.path());
+    assert_eq!(found["bytes"], format!("{b} ({} MiB)", mib(b)));
     assert!(
-        text.contains("levels:      0..=4 (5 level files)\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains("format:      compact (levels 0..=4)\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("entries:     {entries}\n")),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("bytes:       {} (", bytes(dir.path()))),
-        "{text}"
-    );
-    assert!(
-        text.contains("verified:    no kalah-verified.txt"),
-        "{text}"
+        found["verified"].starts_with("no kalah-verified.txt"),
+        "{found:?}"
     );
     // Levels 3 and 4 in the byte format, level 1 gone, and a stamp that vouches for none.
     kalah()
@@ -587,27 +584,19 @@ fn info_describes_a_database_directory() {
         .success();
     fs::remove_file(&level_files(dir.path())[1]).unwrap();
     fs::write(&stamp, "not a stamp\n").unwrap();
+    let found = info(dir.path());
+    assert_eq!(found["levels"], "0, 2..=4 (4 level files; missing 1)");
+    assert_eq!(
+        found["format"],
+        "byte (levels 3..=4), compact (levels 0, 2)"
+    );
     let entries = entries - db_format::level_size(6, 1);
-    let text = info(dir.path());
+    assert_eq!(found["entries"], entries.to_string());
+    let b = bytes(dir.path());
+    assert_eq!(found["bytes"], format!("{b} ({} MiB)", mib(b)));
     assert!(
-        text.contains("levels:      0, 2..=4 (4 level files; missing 1)\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains("format:      byte (levels 3..=4), compact (levels 0, 2)\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("entries:     {entries}\n")),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("bytes:       {} (", bytes(dir.path()))),
-        "{text}"
-    );
-    assert!(
-        text.contains("verified:    kalah-verified.txt vouches for 0 of 4 level files"),
-        "{text}"
+        found["verified"].starts_with("kalah-verified.txt vouches for 0 of 4 level files"),
+        "{found:?}"
     );
     // A single file is still described by its header.
     let one = kalah()

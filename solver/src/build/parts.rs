@@ -14,9 +14,10 @@ use db_format::shard::{parse_shard_name, splits_size, verify_shard};
 use db_format::{file_name, level_size, DbError, Format, LevelFile, RulesKey};
 use rayon::prelude::*;
 
+use super::error::BuildError;
 use super::plan::{mib, parts_of, Budget, LevelPlan};
+use super::progress::Progress;
 use super::resident;
-use super::{BuildError, Progress};
 use crate::budget::disk_free;
 use crate::dbfile::{merge_shards, shard_file_name, write_shard, Database, ShardSpec};
 use crate::gen::cyclic::build_level_cyclic;

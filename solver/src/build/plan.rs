@@ -10,8 +10,8 @@ use std::path::Path;
 use db_format::shard::{partition, split_count, splits_size};
 use db_format::{file_name, level_size, DbError, Format, RulesKey};
 
+use super::error::BuildError;
 use super::resident::headroom;
-use super::BuildError;
 use crate::budget::{mem_available, mem_total};
 use crate::dbfile::ShardSpec;
 use crate::gen::build_memory;
