@@ -500,4 +500,75 @@ mod tests {
         assert_eq!(left.len(), 5, "{left:?}");
         assert!(left.contains(&format!("{other}.shard-0-of-2.tmp")));
     }
+
+    /// A build of `rules` into `out` on one thread, counting nothing.
+    fn build<'a>(
+        out: &'a Path,
+        rules: Rules,
+        game: &'a Game,
+        pool: &'a rayon::ThreadPool,
+        on_part: Option<&'a (dyn Fn(u32) + Sync)>,
+    ) -> Build<'a> {
+        Build {
+            out,
+            rules,
+            game,
+            pool,
+            cap: None,
+            no_timings: true,
+            progress: &super::super::Silent,
+            on_part,
+            parts_written: 0,
+            format: Format::Byte,
+        }
+    }
+
+    /// Built in parts, with the hook told of each part, a level's file is byte for byte
+    /// the file built in one piece; the levels present then check as sound, and a torn
+    /// level file is removed once.
+    #[test]
+    fn a_level_in_parts_is_the_level_built_whole() {
+        let rules = Rules::kalah(3, 3).unwrap();
+        let game = Game::new(rules);
+        let key = rules.db_key();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let (whole, parted) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let written = std::sync::atomic::AtomicU32::new(0);
+        let hook = |n: u32| written.store(n, std::sync::atomic::Ordering::Relaxed);
+        let one = build(whole.path(), rules, &game, &pool, None);
+        let mut parts = build(parted.path(), rules, &game, &pool, Some(&hook));
+        let budget = Budget::new(Some(1.0), 1);
+        let mut lines = Vec::new();
+        for k in 0..=6 {
+            one.level_whole(k).unwrap();
+            let plan = super::super::plan_level(3, k, false, budget, Some(3)).unwrap();
+            if plan.in_parts() {
+                parts
+                    .level_in_parts(&plan, budget, Some(3), &mut lines)
+                    .unwrap();
+            } else {
+                parts.level_whole(k).unwrap();
+            }
+        }
+        let told = written.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(told >= 3, "{told}");
+        assert_eq!(parts.parts_written, told);
+        for k in 0..=6 {
+            let name = file_name(&key, k);
+            let a = fs::read(whole.path().join(&name)).unwrap();
+            assert_eq!(a, fs::read(parted.path().join(&name)).unwrap(), "level {k}");
+            assert!(!parts_dir(parted.path(), &key, k).exists());
+        }
+        let checked = one.check_present(&[0, 3, 6, 7]);
+        assert_eq!(checked.keys().copied().collect::<Vec<_>>(), [0, 3, 6]);
+        assert!(checked.values().all(|(_, r)| r.is_ok()));
+        let torn = whole.path().join(format!("{}.tmp", file_name(&key, 7)));
+        fs::write(&torn, b"x").unwrap();
+        assert!(remove_torn(whole.path(), &key, 7).unwrap());
+        assert!(!remove_torn(whole.path(), &key, 7).unwrap());
+        assert!(!torn.exists());
+    }
 }

@@ -498,4 +498,31 @@ mod tests {
             11 * GIB - (704 << 20)
         );
     }
+
+    /// A plan skips the levels present and plans the rest from the top down; a shard is
+    /// planned whether its level is present or not, and refused for rules that can cycle.
+    #[test]
+    fn levels_present_are_not_planned_and_cyclic_shards_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = RulesKey::standard(6);
+        std::fs::write(dir.path().join(file_name(&key, 1)), b"x").unwrap();
+        let b = budget(1.0);
+        let plans = plan_levels(dir.path(), &key, &[0, 1, 2, 3], None, false, b, None).unwrap();
+        assert_eq!(plans.keys().copied().collect::<Vec<_>>(), [0, 2, 3]);
+        assert!(plans.values().all(|p| !p.in_parts() && p.why == Why::Fits));
+        let shard = ShardSpec { index: 1, count: 2 };
+        let plans = plan_levels(dir.path(), &key, &[1], Some(shard), false, b, None).unwrap();
+        assert_eq!(plans[&1].parts[0].spec, shard);
+        assert!(matches!(
+            plan_levels(dir.path(), &key, &[3], Some(shard), true, b, None),
+            Err(BuildError::ShardCyclic)
+        ));
+        // A level over the budget is refused, naming the budget it needs (or, on a
+        // machine too small for any, the memory).
+        match plan_levels(dir.path(), &key, &[27, 28], None, false, b, None) {
+            Err(BuildError::OverBudget { k, .. }) => assert_eq!(k, 28),
+            Err(BuildError::NoMemory { what, .. }) => assert_eq!(what, "level 28"),
+            other => panic!("{other:?}"),
+        }
+    }
 }
