@@ -77,15 +77,6 @@ pub fn open_dir(dir: &Path, rules: &solver::Rules) -> PyResult<Arc<solver::Datab
     Ok(Arc::new(db))
 }
 
-/// `<slug>-kNNN.kdb` split into the rules slug and the level (as `kalah db verify` reads
-/// level names).
-fn parse_level_name(name: &str) -> Option<(&str, u32)> {
-    let (slug, k) = name.strip_suffix(".kdb")?.rsplit_once("-k")?;
-    (k.len() == 3 && k.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| k.parse().ok().map(|k| (slug, k)))
-        .flatten()
-}
-
 /// The one rule set whose levels `dir` holds, from the level files' names.
 fn rules_in(dir: &Path) -> PyResult<solver::Rules> {
     let entries = std::fs::read_dir(dir).map_err(|e| {
@@ -95,7 +86,7 @@ fn rules_in(dir: &Path) -> PyResult<solver::Rules> {
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            parse_level_name(&name).map(|(slug, _)| slug.to_string())
+            db_format::parse_file_name(&name).map(|(slug, _)| slug.to_string())
         })
         .collect();
     let mut keys = slugs.iter().filter_map(|s| RulesKey::from_slug(s).ok());
