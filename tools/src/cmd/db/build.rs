@@ -63,6 +63,11 @@ pub struct BuildArgs {
     pub format: Format,
 }
 
+/// `kalah db build`: the options checked, then (in [`solver::build`]) every level missing
+/// planned within the budget and refused before anything is written if it cannot fit;
+/// the output directory made (and removed again if the build fails leaving it empty) and
+/// locked; the levels present verified, the others built whole or in parts, or the one
+/// shard asked. A line a level on stdout, a bar a level on stderr.
 pub fn run(a: &BuildArgs) -> Result<(), DbCmdError> {
     let rules = a.rules.rules()?;
     if rules.pie {

@@ -50,6 +50,9 @@ fn shard_info(path: &Path) -> Option<Vec<String>> {
     ])
 }
 
+/// `kalah db info PATH`: a directory described as a database ([`describe_dir`]), a level
+/// file's header field by field, or a shard file's ([`shard_info`]) where the file is not
+/// a level file.
 pub fn run(a: &InfoArgs) -> Result<(), DbCmdError> {
     if a.file.is_dir() {
         return describe_dir(&a.file);

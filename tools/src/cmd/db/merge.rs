@@ -23,6 +23,9 @@ pub struct MergeArgs {
     pub format: Format,
 }
 
+/// `kalah db merge`: every complete set of shard files in the directory joined into its
+/// level file ([`merge_shards`] checks each shard against the plan and verifies the level
+/// written), a line a level.
 pub fn run(a: &MergeArgs) -> Result<(), DbCmdError> {
     let written = merge_shards(&a.dir, a.keep_shards, a.format)?;
     let mut out = std::io::stdout().lock();

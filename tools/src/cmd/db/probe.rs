@@ -84,6 +84,8 @@ fn probe(db: &Database, rules: &Rules, dir: &Path, pos: Position) -> Result<Answ
     })
 }
 
+/// `kalah db probe`: the value of one position in the database and its final margin, or
+/// with `--batch` of each position on standard input ([`run_batch`]).
 pub fn run(a: &ProbeArgs) -> Result<(), CliError> {
     if a.batch {
         return run_batch(a);
