@@ -457,19 +457,6 @@ impl<'a> Solver<'a> {
             &mut steps,
             &mut ranks,
         );
-        // Only above an endgame table or a database: without one, the search's trees are
-        // small enough for the caches to hold its table, a probe is cheap, and the boards
-        // sown again cost more than the probes saved.
-        let below_table = self.config.endgame.is_some() || self.config.probe.is_some();
-        // The root's opponent searches its first move outside the tables before its own
-        // table entry (below): that child's bucket is fetched now, while this node's
-        // moves into the tables are read, instead of when the child starts.
-        if opponent && below_table {
-            if let Some(pit) = moves.first_outside(&steps, &ranks) {
-                let child = &steps[usize::from(pit)].board;
-                self.table.prefetch(&self.table.key(child));
-            }
-        }
         // A node its moves answer is answered before its table entry is read: no probe,
         // no store, not counted as a node.
         let mut known = [None; 8];
@@ -489,6 +476,10 @@ impl<'a> Solver<'a> {
         }
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
         let nodes_before = self.nodes;
+        // Only above an endgame table or a database: without one, the search's trees are
+        // small enough for the caches to hold its table, a probe is cheap, and the boards
+        // sown again cost more than the probes saved.
+        let below_table = self.config.endgame.is_some() || self.config.probe.is_some();
         if opponent && below_table {
             if let Some(pit) = moves.first_to_search(&steps, &known) {
                 let pit = usize::from(pit);

@@ -149,18 +149,6 @@ impl Ordered {
         })
     }
 
-    /// The first move in search order to a board outside the endgame table and the
-    /// database (no rank in `ranks`, not in [`Ordered::in_db`]) that does not end the
-    /// game: the move [`Ordered::first_to_search`] will give once the moves into the
-    /// tables are read, unless a read fails.
-    #[inline(always)]
-    pub(super) fn first_outside(&self, steps: &[Step; 8], ranks: &[Option<u64>; 8]) -> Option<u8> {
-        (0..self.n).map(|i| self.pit(i)).find(|&pit| {
-            let p = usize::from(pit);
-            ranks[p].is_none() && self.in_db & (1 << p) == 0 && steps[p].next != Next::Over
-        })
-    }
-
     /// The pit of the `i`-th move in search order.
     #[inline(always)]
     pub(super) fn pit(&self, i: usize) -> u8 {
