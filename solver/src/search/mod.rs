@@ -461,13 +461,6 @@ impl<'a> Solver<'a> {
         // no store, not counted as a node.
         let mut known = [None; 8];
         let (floor, ceiling) = self.peek(&steps, &ranks, &mut known, seeds, &moves, beta);
-        // From here on a rank is an endgame table's: the moves into the database have
-        // their values in `known`, or are searched like any other.
-        let mut in_db = moves.in_db;
-        while in_db != 0 {
-            ranks[in_db.trailing_zeros() as usize] = None;
-            in_db &= in_db - 1;
-        }
         if floor >= beta {
             return floor;
         }
@@ -569,7 +562,7 @@ impl<'a> Solver<'a> {
     /// read: the bounds of `moves` from its moves outside the endgame table and the
     /// database (see [`Ordered`]) widened by the exact values of its moves into the
     /// endgame table (their bytes were prefetched as the moves were sown), then of its
-    /// moves into the database (prefetched likewise, `ranks[pit]` their ranks there),
+    /// moves into the database (prefetched likewise, [`Ordered::db_ranks`] their ranks),
     /// each read in pit order until the lower bound reaches
     /// `beta`. `known[pit]` gets each value read, for the search of the moves. The upper
     /// bound holds only when the lower one is below `beta` (then every such move was
@@ -595,9 +588,6 @@ impl<'a> Solver<'a> {
         if let Some(table) = self.config.endgame {
             for (pit, rank) in ranks.iter().enumerate() {
                 let Some(rank) = *rank else { continue };
-                if moves.in_db & (1 << pit) != 0 {
-                    continue;
-                }
                 let step = &steps[pit];
                 let child_seeds = step.seeds_after(seeds);
                 self.endgame_reads += 1;
@@ -618,7 +608,7 @@ impl<'a> Solver<'a> {
             let read = self
                 .config
                 .probe
-                .and_then(|p| p.value_at(&step.board, ranks[pit]));
+                .and_then(|p| p.value_at(&step.board, moves.db_ranks[pit]));
             let (lo, hi) = match read {
                 Some(v) => {
                     self.probes += 1;

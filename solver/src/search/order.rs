@@ -29,9 +29,11 @@ pub(super) struct Ordered {
     /// The moves (bit `pit`) to a board above the endgame table that the database covers
     /// (up to the `probe_max` of [`Ordered::new`]): left out of `ceiling` and ordered
     /// with the endgame table's moves, since `Solver::peek` reads them. Their entries are
-    /// prefetched as they are sown, and `ranks[pit]` holds where they lie in the database
-    /// (not in the endgame table, as for the other moves with a rank).
+    /// prefetched as they are sown.
     pub(super) in_db: u8,
+    /// For each move of [`Ordered::in_db`], where its board lies in the database (as
+    /// [`Probe::prefetch`] gave it); meaningless for the other moves.
+    pub(super) db_ranks: [Option<u64>; 8],
 }
 
 impl Ordered {
@@ -41,7 +43,7 @@ impl Ordered {
     /// value of each child it holds, whose rank goes to `ranks[pit]`, and marks in
     /// [`Ordered::in_db`] each other child with at most `probe_max` seeds (the database's
     /// boards; `i32::MIN` without one), whose entry it prefetches from `probe` and whose
-    /// rank there goes to `ranks[pit]`.
+    /// rank there goes to [`Ordered::db_ranks`].
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn new(
@@ -62,6 +64,7 @@ impl Ordered {
             floor: i32::MIN,
             ceiling: i32::MIN,
             in_db: 0,
+            db_ranks: [None; 8],
         };
         let mut mask = game.legal_mask(board);
         while mask != 0 {
@@ -91,7 +94,7 @@ impl Ordered {
                 }
                 _ if child_seeds <= probe_max => {
                     out.in_db |= 1 << pit;
-                    ranks[pit] = probe.and_then(|p| p.prefetch(&step.board));
+                    out.db_ranks[pit] = probe.and_then(|p| p.prefetch(&step.board));
                     (1 << 30) + pit as i32
                 }
                 Next::Same => (1 << 28) + pit as i32,
