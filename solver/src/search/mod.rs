@@ -453,7 +453,6 @@ impl<'a> Solver<'a> {
                 Some(_) => i32::try_from(self.config.probe_max).unwrap_or(i32::MAX),
                 None => i32::MIN,
             },
-            self.config.probe,
             &mut steps,
             &mut ranks,
         );
@@ -562,8 +561,7 @@ impl<'a> Solver<'a> {
     /// read: the bounds of `moves` from its moves outside the endgame table and the
     /// database (see [`Ordered`]) widened by the exact values of its moves into the
     /// endgame table (their bytes were prefetched as the moves were sown), then of its
-    /// moves into the database (prefetched likewise, [`Ordered::db_ranks`] their ranks),
-    /// each read in pit order until the lower bound reaches
+    /// moves into the database, each read in pit order until the lower bound reaches
     /// `beta`. `known[pit]` gets each value read, for the search of the moves. The upper
     /// bound holds only when the lower one is below `beta` (then every such move was
     /// read).
@@ -605,11 +603,7 @@ impl<'a> Solver<'a> {
             let pit = in_db.trailing_zeros() as usize;
             in_db &= in_db - 1;
             let step = &steps[pit];
-            let read = self
-                .config
-                .probe
-                .and_then(|p| p.value_at(&step.board, moves.db_ranks[pit]));
-            let (lo, hi) = match read {
+            let (lo, hi) = match self.config.probe.and_then(|p| p.value(&step.board)) {
                 Some(v) => {
                     self.probes += 1;
                     let v = step.value_through(v);

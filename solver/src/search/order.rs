@@ -8,7 +8,6 @@
 use super::endgame::Endgame;
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
-use crate::probe::Probe;
 
 /// A node's moves in search order (their steps and endgame ranks lie in the caller's
 /// arrays, by pit: a few hundred bytes the caller keeps in place).
@@ -28,12 +27,8 @@ pub(super) struct Ordered {
     pub(super) ceiling: i32,
     /// The moves (bit `pit`) to a board above the endgame table that the database covers
     /// (up to the `probe_max` of [`Ordered::new`]): left out of `ceiling` and ordered
-    /// with the endgame table's moves, since `Solver::peek` reads them. Their entries are
-    /// prefetched as they are sown.
+    /// with the endgame table's moves, since `Solver::peek` reads them.
     pub(super) in_db: u8,
-    /// For each move of [`Ordered::in_db`], where its board lies in the database (as
-    /// [`Probe::prefetch`] gave it); meaningless for the other moves.
-    pub(super) db_ranks: [Option<u64>; 8],
 }
 
 impl Ordered {
@@ -42,8 +37,7 @@ impl Ordered {
     /// `steps[pit]`; prefetches from `endgame` (of boards up to `endgame_max` seeds) the
     /// value of each child it holds, whose rank goes to `ranks[pit]`, and marks in
     /// [`Ordered::in_db`] each other child with at most `probe_max` seeds (the database's
-    /// boards; `i32::MIN` without one), whose entry it prefetches from `probe` and whose
-    /// rank there goes to [`Ordered::db_ranks`].
+    /// boards; `i32::MIN` without one).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn new(
@@ -54,7 +48,6 @@ impl Ordered {
         endgame_max: i32,
         endgame: Option<&Endgame>,
         probe_max: i32,
-        probe: Option<&dyn Probe>,
         steps: &mut [Step; 8],
         ranks: &mut [Option<u64>; 8],
     ) -> Ordered {
@@ -64,7 +57,6 @@ impl Ordered {
             floor: i32::MIN,
             ceiling: i32::MIN,
             in_db: 0,
-            db_ranks: [None; 8],
         };
         let mut mask = game.legal_mask(board);
         while mask != 0 {
@@ -94,7 +86,6 @@ impl Ordered {
                 }
                 _ if child_seeds <= probe_max => {
                     out.in_db |= 1 << pit;
-                    out.db_ranks[pit] = probe.and_then(|p| p.prefetch(&step.board));
                     (1 << 30) + pit as i32
                 }
                 Next::Same => (1 << 28) + pit as i32,
