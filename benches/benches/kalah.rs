@@ -217,18 +217,6 @@ fn database_probe(c: &mut Criterion) {
                 .sum::<i32>()
         })
     });
-    g.bench_function("prefetch-then-value-64k-boards-k12", |bench| {
-        bench.iter(|| {
-            let mut sum = 0;
-            for pair in boards.chunks(4) {
-                let ranks: Vec<_> = pair.iter().map(|b| db.prefetch(black_box(b))).collect();
-                for (b, r) in pair.iter().zip(ranks) {
-                    sum += db.value_at(b, r).unwrap_or(0);
-                }
-            }
-            sum
-        })
-    });
     g.finish();
 }
 

@@ -187,7 +187,7 @@ fn moves_now(pos: &Position, opts: &Options, cancel: watch::Cancel) -> PyResult<
         .collect())
 }
 
-/// solve(position, *, db=None, tt_mb=128, threads=None, endgame="auto", timeout=None) -> Solution
+/// solve(position, *, db=None, tt_mb=64, threads=None, endgame="auto", timeout=None) -> Solution
 ///
 /// The exact solution of a position (a `Position`, or a position string read with the
 /// default rules on its board size): `.value`, the final margin (South minus North),
@@ -200,7 +200,7 @@ fn moves_now(pos: &Position, opts: &Options, cancel: watch::Cancel) -> PyResult<
 /// partial value.
 #[pyfunction]
 #[pyo3(signature = (position, *, db=None, tt_mb=None, threads=None, endgame=None, timeout=None),
-    text_signature = "(position, *, db=None, tt_mb=128, threads=None, endgame='auto', timeout=None)")]
+    text_signature = "(position, *, db=None, tt_mb=64, threads=None, endgame='auto', timeout=None)")]
 pub fn solve(
     py: Python<'_>,
     position: &Bound<'_, PyAny>,
@@ -215,7 +215,7 @@ pub fn solve(
     watch::run(py, opts.timeout, |cancel| solve_now(&pos, &opts, cancel))
 }
 
-/// moves(position, *, db=None, tt_mb=128, threads=None, endgame="auto", timeout=None) -> list[MoveValue]
+/// moves(position, *, db=None, tt_mb=64, threads=None, endgame="auto", timeout=None) -> list[MoveValue]
 ///
 /// The exact value of every legal move of a position, best first for the side to move
 /// (ties in pit order): each `.move` (annotated) and `.value`, the final margin (South
@@ -224,7 +224,7 @@ pub fn solve(
 /// are refused, as `kalah moves` refuses them.
 #[pyfunction]
 #[pyo3(signature = (position, *, db=None, tt_mb=None, threads=None, endgame=None, timeout=None),
-    text_signature = "(position, *, db=None, tt_mb=128, threads=None, endgame='auto', timeout=None)")]
+    text_signature = "(position, *, db=None, tt_mb=64, threads=None, endgame='auto', timeout=None)")]
 pub fn moves(
     py: Python<'_>,
     position: &Bound<'_, PyAny>,

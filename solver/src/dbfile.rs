@@ -174,28 +174,13 @@ impl Probe for Database {
         self.levels().saturating_sub(1)
     }
 
+    /// Read when the search needs it, never prefetched: a database level is a file mapped
+    /// in 4 KiB pages, where a prefetch waits for its page walk, and prefetching every
+    /// move's entry as the moves were sown made the fixed set of Kalah(6,6) units 20%
+    /// slower (results/speed.md, "What was tried").
     fn value(&self, board: &Board) -> Option<i32> {
-        let rank = self.prefetch(board);
-        self.value_at(board, rank)
-    }
-
-    #[inline]
-    fn prefetch(&self, board: &Board) -> Option<u64> {
         let (_, file) = self.levels.get(board.seeds() as usize)?;
         let rank = self.rank.as_ref()?.rank(board.cells());
-        if let Some(byte) = file.entries().first_read(rank) {
-            crate::memory::prefetch(byte);
-        }
-        Some(rank)
-    }
-
-    #[inline]
-    fn value_at(&self, board: &Board, rank: Option<u64>) -> Option<i32> {
-        let (_, file) = self.levels.get(board.seeds() as usize)?;
-        let rank = match rank {
-            Some(rank) => rank,
-            None => self.rank.as_ref()?.rank(board.cells()),
-        };
         // The ranking is the levels': `rank < len()`, so `None` is a damaged block.
         let Some(v) = file.try_get(rank) else {
             let _ = self.fault.set((file.seeds(), rank, None));

@@ -16,22 +16,6 @@ pub trait Probe: Sync {
     /// the board is not covered. Only called with `board.seeds() <= max_seeds()`.
     fn value(&self, board: &Board) -> Option<i32>;
 
-    /// Start loading the entry of `board` (of at most [`Probe::max_seeds`] seeds) into the
-    /// cache, for a [`Probe::value_at`] a little later, and return where it lies (its rank
-    /// in its level), or `None` where there is nothing to prefetch. The search calls it as
-    /// it sows a node's moves, so that the reads of those moves' boards wait for memory
-    /// together instead of one after the other.
-    fn prefetch(&self, board: &Board) -> Option<u64> {
-        let _ = board;
-        None
-    }
-
-    /// [`Probe::value`] of `board`, given what [`Probe::prefetch`] returned for it.
-    fn value_at(&self, board: &Board, rank: Option<u64>) -> Option<i32> {
-        let _ = rank;
-        self.value(board)
-    }
-
     /// Whether a value read was found damaged (outside `-k..=k`; [`Probe::value`] then
     /// answered `None` for a board it covers). Tables built in memory are never damaged.
     fn damaged(&self) -> bool {

@@ -397,7 +397,7 @@ fn the_explorer_in_a_browser() {
     browser.goto(&server.url("/?pits=6&seeds=4"));
     // The page's search runs while `kalah moves` computes the same values.
     // The values the page must show: `kalah moves`, with the endgame table the server
-    // builds below the database (--endgame-mb 256 gives it the same 18 seeds).
+    // builds below the database (--endgame-mb 256 gives it the same 19 seeds).
     let reference: Vec<(String, i64)> = kalah(&[
         "moves",
         "--pits",

@@ -29,10 +29,11 @@ use crate::gen::{self, GenError, Lower};
 use crate::probe::Probe;
 use crate::rank::FastRank;
 
-/// The default size limit of an endgame table, in boards (and bytes): 2 Gi, room for the
-/// 25-seed table of a 6-pit game (1.85 billion boards, about 130 s to build on two cores),
-/// which Kalah(6,5) gets by default; a tenth of this project's 24 GiB machines.
-pub const DEFAULT_BOARDS: u64 = 2 << 30;
+/// The default size limit of an endgame table, in boards (and bytes): 1.5 Gi, room for
+/// the 24-seed table of a 6-pit game (1.25 billion boards), which Kalah(6,5) gets by
+/// default, but not for the 25-seed one (1.85 billion): its build costs about as much
+/// search as it saves there, and it would add 0.6 GB to the solve's peak memory.
+pub const DEFAULT_BOARDS: u64 = 3 << 29;
 
 /// Every board with at most [`Endgame::max_seeds`] seeds and its exact value.
 pub struct Endgame {
@@ -66,13 +67,15 @@ impl Endgame {
     }
 
     /// The level the search of a board with `seeds` seeds in `pits` a side gets by default:
-    /// `seeds / 2 - 6`, but no larger than a table of `limit` boards.
+    /// `seeds / 2 - 5`, but no larger than a table of `limit` boards.
     ///
     /// Why about half the seeds: each level more costs about half again as much to build
-    /// and saves about a quarter of the search (figures: results/bench.md, "The endgame
-    /// table's size"). `None` when not even level 1 fits or the rule gives less.
+    /// and saves about a third of the search; for Kalah(6,4) (48 seeds) level 19 beats
+    /// level 18 on one thread and on two, with less peak memory beside the default
+    /// transposition table (figures: results/speed.md, "What was tried"). `None` when not
+    /// even level 1 fits or the rule gives less.
     pub fn level_for(pits: usize, seeds: u32, limit: u64) -> Option<u32> {
-        let want = (seeds / 2).saturating_sub(6);
+        let want = (seeds / 2).saturating_sub(5);
         (1..=want)
             .take_while(|&k| Endgame::boards(pits, k).is_some_and(|b| b <= limit))
             .last()
@@ -180,16 +183,17 @@ mod tests {
 
     #[test]
     fn level_for_takes_half_the_seeds_within_the_limit() {
-        assert_eq!(Endgame::level_for(6, 48, DEFAULT_BOARDS), Some(18));
-        assert_eq!(Endgame::level_for(6, 37, DEFAULT_BOARDS), Some(12));
-        // 6 pits: levels 0..=25 hold 1,852,482,996 boards, 0..=26 hold 2,707,475,148.
+        assert_eq!(Endgame::level_for(6, 48, DEFAULT_BOARDS), Some(19));
+        assert_eq!(Endgame::level_for(6, 37, DEFAULT_BOARDS), Some(13));
+        // 6 pits: levels 0..=24 hold 1,251,677,700 boards, 0..=25 hold 1,852,482,996.
         assert_eq!(Endgame::level_for(6, 60, DEFAULT_BOARDS), Some(24));
-        assert_eq!(Endgame::level_for(6, 70, DEFAULT_BOARDS), Some(25));
+        assert_eq!(Endgame::level_for(6, 72, DEFAULT_BOARDS), Some(24));
+        assert_eq!(Endgame::level_for(6, 72, 2 << 30), Some(25));
         assert_eq!(Endgame::level_for(6, 60, 225_792_840), Some(20));
         assert_eq!(Endgame::level_for(6, 60, 225_792_839), Some(19));
-        assert_eq!(Endgame::level_for(4, 16, DEFAULT_BOARDS), Some(2));
-        assert_eq!(Endgame::level_for(6, 14, DEFAULT_BOARDS), Some(1));
-        assert_eq!(Endgame::level_for(6, 12, DEFAULT_BOARDS), None);
+        assert_eq!(Endgame::level_for(4, 16, DEFAULT_BOARDS), Some(3));
+        assert_eq!(Endgame::level_for(6, 14, DEFAULT_BOARDS), Some(2));
+        assert_eq!(Endgame::level_for(6, 12, DEFAULT_BOARDS), Some(1));
         assert_eq!(Endgame::level_for(6, 11, DEFAULT_BOARDS), None);
         assert_eq!(Endgame::level_for(6, 48, 0), None);
         assert_eq!(Endgame::boards(6, 20), Some(225_792_840));

@@ -453,34 +453,13 @@ impl<'a> Solver<'a> {
                 Some(_) => i32::try_from(self.config.probe_max).unwrap_or(i32::MAX),
                 None => i32::MIN,
             },
-            self.config.probe,
             &mut steps,
             &mut ranks,
         );
-        // Only above an endgame table or a database: without one, the search's trees are
-        // small enough for the caches to hold its table, a probe is cheap, and the boards
-        // sown again cost more than the probes saved.
-        let below_table = self.config.endgame.is_some() || self.config.probe.is_some();
-        // The root's opponent searches its first move outside the tables before its own
-        // table entry (below): that child's bucket is fetched now, while this node's
-        // moves into the tables are read, instead of when the child starts.
-        if opponent && below_table {
-            if let Some(pit) = moves.first_outside(&steps, &ranks) {
-                let child = &steps[usize::from(pit)].board;
-                self.table.prefetch(&self.table.key(child));
-            }
-        }
         // A node its moves answer is answered before its table entry is read: no probe,
         // no store, not counted as a node.
         let mut known = [None; 8];
         let (floor, ceiling) = self.peek(&steps, &ranks, &mut known, seeds, &moves, beta);
-        // From here on a rank is an endgame table's: the moves into the database have
-        // their values in `known`, or are searched like any other.
-        let mut in_db = moves.in_db;
-        while in_db != 0 {
-            ranks[in_db.trailing_zeros() as usize] = None;
-            in_db &= in_db - 1;
-        }
         if floor >= beta {
             return floor;
         }
@@ -489,6 +468,10 @@ impl<'a> Solver<'a> {
         }
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
         let nodes_before = self.nodes;
+        // Only above an endgame table or a database: without one, the search's trees are
+        // small enough for the caches to hold its table, a probe is cheap, and the boards
+        // sown again cost more than the probes saved.
+        let below_table = self.config.endgame.is_some() || self.config.probe.is_some();
         if opponent && below_table {
             if let Some(pit) = moves.first_to_search(&steps, &known) {
                 let pit = usize::from(pit);
@@ -578,8 +561,7 @@ impl<'a> Solver<'a> {
     /// read: the bounds of `moves` from its moves outside the endgame table and the
     /// database (see [`Ordered`]) widened by the exact values of its moves into the
     /// endgame table (their bytes were prefetched as the moves were sown), then of its
-    /// moves into the database (prefetched likewise, `ranks[pit]` their ranks there),
-    /// each read in pit order until the lower bound reaches
+    /// moves into the database, each read in pit order until the lower bound reaches
     /// `beta`. `known[pit]` gets each value read, for the search of the moves. The upper
     /// bound holds only when the lower one is below `beta` (then every such move was
     /// read).
@@ -604,9 +586,6 @@ impl<'a> Solver<'a> {
         if let Some(table) = self.config.endgame {
             for (pit, rank) in ranks.iter().enumerate() {
                 let Some(rank) = *rank else { continue };
-                if moves.in_db & (1 << pit) != 0 {
-                    continue;
-                }
                 let step = &steps[pit];
                 let child_seeds = step.seeds_after(seeds);
                 self.endgame_reads += 1;
@@ -624,11 +603,7 @@ impl<'a> Solver<'a> {
             let pit = in_db.trailing_zeros() as usize;
             in_db &= in_db - 1;
             let step = &steps[pit];
-            let read = self
-                .config
-                .probe
-                .and_then(|p| p.value_at(&step.board, ranks[pit]));
-            let (lo, hi) = match read {
+            let (lo, hi) = match self.config.probe.and_then(|p| p.value(&step.board)) {
                 Some(v) => {
                     self.probes += 1;
                     let v = step.value_through(v);

@@ -8,7 +8,6 @@
 use super::endgame::Endgame;
 use crate::board::Board;
 use crate::game::{Game, Next, Step};
-use crate::probe::Probe;
 
 /// A node's moves in search order (their steps and endgame ranks lie in the caller's
 /// arrays, by pit: a few hundred bytes the caller keeps in place).
@@ -28,9 +27,7 @@ pub(super) struct Ordered {
     pub(super) ceiling: i32,
     /// The moves (bit `pit`) to a board above the endgame table that the database covers
     /// (up to the `probe_max` of [`Ordered::new`]): left out of `ceiling` and ordered
-    /// with the endgame table's moves, since `Solver::peek` reads them. Their entries are
-    /// prefetched as they are sown, and `ranks[pit]` holds where they lie in the database
-    /// (not in the endgame table, as for the other moves with a rank).
+    /// with the endgame table's moves, since `Solver::peek` reads them.
     pub(super) in_db: u8,
 }
 
@@ -40,8 +37,7 @@ impl Ordered {
     /// `steps[pit]`; prefetches from `endgame` (of boards up to `endgame_max` seeds) the
     /// value of each child it holds, whose rank goes to `ranks[pit]`, and marks in
     /// [`Ordered::in_db`] each other child with at most `probe_max` seeds (the database's
-    /// boards; `i32::MIN` without one), whose entry it prefetches from `probe` and whose
-    /// rank there goes to `ranks[pit]`.
+    /// boards; `i32::MIN` without one).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn new(
@@ -52,7 +48,6 @@ impl Ordered {
         endgame_max: i32,
         endgame: Option<&Endgame>,
         probe_max: i32,
-        probe: Option<&dyn Probe>,
         steps: &mut [Step; 8],
         ranks: &mut [Option<u64>; 8],
     ) -> Ordered {
@@ -91,7 +86,6 @@ impl Ordered {
                 }
                 _ if child_seeds <= probe_max => {
                     out.in_db |= 1 << pit;
-                    ranks[pit] = probe.and_then(|p| p.prefetch(&step.board));
                     (1 << 30) + pit as i32
                 }
                 Next::Same => (1 << 28) + pit as i32,
@@ -146,18 +140,6 @@ impl Ordered {
         (0..self.n).map(|i| self.pit(i)).find(|&pit| {
             let pit = usize::from(pit);
             known[pit].is_none() && steps[pit].next != Next::Over
-        })
-    }
-
-    /// The first move in search order to a board outside the endgame table and the
-    /// database (no rank in `ranks`, not in [`Ordered::in_db`]) that does not end the
-    /// game: the move [`Ordered::first_to_search`] will give once the moves into the
-    /// tables are read, unless a read fails.
-    #[inline(always)]
-    pub(super) fn first_outside(&self, steps: &[Step; 8], ranks: &[Option<u64>; 8]) -> Option<u8> {
-        (0..self.n).map(|i| self.pit(i)).find(|&pit| {
-            let p = usize::from(pit);
-            ranks[p].is_none() && self.in_db & (1 << p) == 0 && steps[p].next != Next::Over
         })
     }
 

@@ -40,8 +40,8 @@ pub struct ServeArgs {
     pub threads: usize,
     /// The largest endgame table (one per rule set, built at its first search, below the
     /// database) and in-memory retrograde analysis (clockwise rules), in MiB (a byte a
-    /// board; 128 gives Kalah(6,4) the 18-seed table of `kalah solve`)
-    #[arg(long, value_name = "MB", default_value_t = 128)]
+    /// board; 160 gives Kalah(6,4) the 19-seed table of `kalah solve`)
+    #[arg(long, value_name = "MB", default_value_t = 160)]
     pub endgame_mb: u64,
     /// Answers kept in the cache
     #[arg(long, value_name = "N", default_value_t = 100_000)]

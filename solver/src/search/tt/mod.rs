@@ -113,11 +113,11 @@ enum Layout {
     Compact(Compact),
 }
 
-/// The default table size, in MiB (`--tt-mb`): 2^24 entries in the compact layout.
-/// Twice that saves about 1% of Kalah(6,4)'s nodes but doubles the memory to fault in and
-/// the pages to miss in the TLB (results/bench.md, "where the search's nodes go, and a smaller table").
+/// The default table size, in MiB (`--tt-mb`): 2^23 entries in the compact layout.
+/// Kalah(6,4) searches no more nodes with it than with twice as much, and the memory it
+/// leaves room for the endgame table's 19th level (results/speed.md, "What was tried").
 /// Searches of hundreds of millions of nodes (Kalah(6,5)) want `--tt-mb 2048`.
-pub const DEFAULT_MB: usize = 128;
+pub const DEFAULT_MB: usize = 64;
 
 /// The table size worth allocating, in MiB, for a search of boards with at most `seeds`
 /// seeds in `2·pits` pits: at most `max_mb`, and no more than twice what every such board
