@@ -209,3 +209,17 @@ pub fn python_present(skipped: &str) -> bool {
     }
     ok
 }
+
+/// `kalah ARGS` must be refused as a usage error: exit status 2, and stderr containing
+/// `says`.
+pub fn refused(args: &[&str], says: &str) {
+    let out = assert_cmd::Command::cargo_bin("kalah")
+        .unwrap()
+        .args(args)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(says), "{args:?}: {err}");
+}
