@@ -72,7 +72,7 @@ fn meminfo(name: &str) -> Option<u64> {
 /// The endgame table asked for: `kalah`'s `--endgame auto|none|K`, Python's `endgame=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndgameChoice {
-    /// Half the seeds in play less 6, within the default size; none with a database.
+    /// Half the seeds in play less 5, within the default size; none with a database.
     Auto,
     /// No endgame table.
     Off,

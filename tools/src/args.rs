@@ -148,7 +148,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "D", default_value_t = solver::search::DEFAULT_ID_DEPTH)]
     pub max_depth: u8,
     /// Endgame table built in memory before the search: the value of every board with up
-    /// to K seeds. auto: half the seeds in play less 6, within 2 Gi boards (at most 25
+    /// to K seeds. auto: half the seeds in play less 5, within 1.5 Gi boards (at most 24
     /// seeds for 6 pits); none with --db, whose levels take its place
     #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
     pub endgame: EndgameChoice,
