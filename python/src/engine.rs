@@ -1,25 +1,24 @@
-//! The value source of a solve from Python, assembled from the library's pieces as
-//! `kalah solve` assembles them (`solver::engine`): a transposition table sized for the
-//! position and checked against the memory available, the database and the endgame
-//! table under the same rules as `--db` and `--endgame`, or, for rules that can cycle,
-//! the retrograde analysis of every board up to the seeds in play. The values are
-//! therefore `kalah solve`'s and `kalah moves`'s.
+//! A solve from Python: the options mapped onto the library's plan (`solver::plan`), as
+//! `kalah solve` maps its own, so the values, the choices (endgame table, retrograde
+//! analysis, database) and the refusals are `kalah solve`'s, the refusals worded with the
+//! module's option names.
 //!
-//! Every step that can take long looks at the cancel flag: the search through
-//! `solver::Solver::with_cancel`, the retrograde analysis between its levels, the endgame
-//! table's build while it waits for it ([`crate::endgame`]).
+//! The latest endgame table built is kept between solves ([`solver::plan::Keeper`]), as
+//! `kalah serve` keeps it: a Python program often solves one position after another. Every
+//! step that can take long looks at the cancel flag: the search, the retrograde analysis
+//! between its levels, and the wait for an endgame table's build (which goes on and is
+//! kept).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use pyo3::{PyErr, PyResult};
-use solver::budget::{check_endgame, endgame_level, Refused, Retrograde, Spelling};
-use solver::engine::{Engine, Method, Settings, Sources};
-use solver::gen::cyclic::build_level_cyclic;
+use solver::budget::{Refused, Spelling};
+use solver::engine::{Engine, Settings};
+use solver::plan::{Keeper, Plan, PlanError, Request};
 use solver::search::tt::Table;
-use solver::search::DEFAULT_ID_DEPTH;
-use solver::{Endgame, Game, MemoryDb, Probe, SolveError};
+use solver::SolveError;
 
 use crate::database::open_dir;
 use crate::errors::{build_error, db_error, solve_error, value_error};
@@ -32,30 +31,30 @@ const SPELLING: Spelling = Spelling {
     endgame: "endgame",
     endgame_sep: "=",
     tt_mb: "tt_mb ",
+    limit: "",
 };
 
-/// A request refused before anything was allocated, in `kalah`'s words with the module's
-/// option names.
-fn refused(r: Refused) -> PyErr {
-    value_error(r.message(&SPELLING))
+/// The endgame table kept between solves.
+static KEPT: LazyLock<Arc<Keeper>> = LazyLock::new(|| Arc::new(Keeper::new()));
+
+/// A plan's refusal or failure as the Python exception `kalah` would give.
+fn plan_error(e: PlanError) -> PyErr {
+    match e {
+        PlanError::Refused(r) => value_error(r.message(&SPELLING)),
+        PlanError::Solve(e) => solve_error(e),
+        PlanError::Stopped => stopped(),
+        PlanError::Damaged(e) => db_error(e),
+        e @ (PlanError::Endgame(_) | PlanError::Retrograde(_) | PlanError::BuildLost) => {
+            build_error(e)
+        }
+        e @ PlanError::Contradiction { .. } => db_error(e),
+    }
 }
 
-/// What an engine borrows, built before the search: the game, the database (with its
-/// directory, for messages), the endgame table and the retrograde analysis.
+/// The value sources of a solve, opened, and the database's directory for messages.
 pub struct Backing {
-    game: Game,
-    db: Option<(Arc<solver::Database>, PathBuf)>,
-    endgame: Option<Arc<Endgame>>,
-    memory: Option<MemoryDb>,
-}
-
-/// The transposition table of a search of `pos`, refused with `kalah`'s message when it is
-/// larger than the memory available; none for rules that can cycle.
-fn transposition_table(pos: &Position, max_mb: usize) -> PyResult<Option<Table>> {
-    let rules = &pos.rules;
-    let seeds = pos.pos.board_seeds();
-    solver::budget::check_table(rules, seeds, max_mb).map_err(refused)?;
-    solver::engine::transposition_table(rules, seeds, max_mb).map_err(solve_error)
+    back: solver::plan::Backing,
+    dir: Option<PathBuf>,
 }
 
 /// The database of `arg` for `pos`'s rules.
@@ -74,81 +73,36 @@ fn database(arg: &DbArg, pos: &Position) -> PyResult<(Arc<solver::Database>, Pat
     }
 }
 
-/// Every level up to `pos`'s seeds of rules that can cycle, built in memory, refused as
-/// `kalah solve` refuses it when it would not fit; stopped between levels by `cancel`.
-fn retrograde(game: &Game, pos: &Position, cancel: &AtomicBool) -> PyResult<MemoryDb> {
-    let seeds = pos.pos.board_seeds();
-    Retrograde::check(game.pits(), seeds).map_err(refused)?;
-    let mut memory = MemoryDb::new(game.pits());
-    for k in 0..=seeds {
-        if cancelled(cancel) {
-            return Err(stopped());
-        }
-        let level = build_level_cyclic(game, k, &memory, &|_| {}).map_err(build_error)?;
-        memory.push(level).map_err(build_error)?;
-    }
-    Ok(memory)
-}
-
-/// The backing and the transposition table of a solve of `pos` with `opts`.
+/// The backing and the transposition table of a solve of `pos` with `opts`, stopped by
+/// `cancel`. The table is allocated first, so that it is faulted in while an endgame
+/// table is built.
 pub fn backing(
     pos: &Position,
     opts: &Options,
-    cancel: &AtomicBool,
+    cancel: &Cancel,
 ) -> PyResult<(Backing, Option<Table>)> {
-    let game = pos.game();
-    let table = transposition_table(pos, opts.tt_mb)?;
     let db = opts.db.as_ref().map(|d| database(d, pos)).transpose()?;
-    let memory = match Method::for_rules(&pos.rules) {
-        Method::Cyclic => Some(retrograde(&game, pos, cancel)?),
-        Method::Search => None,
-    };
-    let level =
-        endgame_level(&game, pos.pos.board_seeds(), opts.endgame, db.is_some()).map_err(refused)?;
-    let endgame = level
-        .map(|k| {
-            crate::endgame::table(&game, k, cancel, || {
-                check_endgame(game.pits(), k).map_err(refused)
-            })
-        })
-        .transpose()?;
-    Ok((
-        Backing {
-            game,
-            db,
-            endgame,
-            memory,
+    let (db, dir) = db.unzip();
+    let request = Request {
+        db,
+        endgame: opts.endgame,
+        settings: Settings {
+            threads: opts.threads,
+            ..Settings::default()
         },
-        table,
-    ))
+        cancel: Some(Arc::clone(cancel)),
+        ..Request::new(pos.rules, pos.pos.board_seeds(), opts.tt_mb)
+    };
+    let plan = Plan::new(request).map_err(|r: Refused| value_error(r.message(&SPELLING)))?;
+    let table = plan.table().map_err(plan_error)?;
+    let back = solver::plan::Backing::open(plan, Some(&KEPT), |_| {}).map_err(plan_error)?;
+    Ok((Backing { back, dir }, table))
 }
 
 impl Backing {
-    /// The engine of `solver::engine` on these sources and `table`, with `opts`' threads,
-    /// stopped by `cancel`.
-    pub fn engine(
-        &self,
-        table: Option<Table>,
-        opts: &Options,
-        cancel: &Cancel,
-    ) -> PyResult<Engine<'_>> {
-        let sources = Sources {
-            db: self.db.as_ref().map(|(db, _)| &**db as &dyn Probe),
-            endgame: self.endgame.as_deref(),
-            cyclic: self.memory.as_ref(),
-        };
-        let settings = Settings {
-            threads: opts.threads,
-            id_depth: DEFAULT_ID_DEPTH,
-            split_seeds: None,
-            guess: None,
-        };
-        Ok(
-            match Engine::new(&self.game, sources, table, &settings).map_err(solve_error)? {
-                Engine::Search(s) => Engine::Search(Box::new(s.with_cancel(Arc::clone(cancel)))),
-                cyclic => cyclic,
-            },
-        )
+    /// The engine of the plan on `table`.
+    pub fn engine(&self, table: Option<Table>) -> PyResult<Engine<'_>> {
+        self.back.engine(table, None).map_err(plan_error)
     }
 
     /// What a solve on this backing found, checked as `kalah solve` checks it: stopped
@@ -163,24 +117,13 @@ impl Backing {
         if cancelled(cancel) {
             return Err(stopped());
         }
-        if let Some((db, _)) = &self.db {
-            db.check().map_err(db_error)?;
-        }
-        match (found, &self.db) {
-            (Err(e @ SolveError::Contradiction { .. }), Some((db, dir))) => {
-                let finding = match db.find_damage() {
-                    Err(damage) => format!("the damage: {damage}"),
-                    Ok(()) => "every level file's checksum and value range hold, so the \
-                               files were built wrong: rebuild the database"
-                        .to_string(),
-                };
-                Err(db_error(format!(
-                    "{}: the database contradicts itself solving {}: {e}; {finding}",
-                    dir.display(),
-                    pos.pos
-                )))
-            }
-            (found, _) => found.map_err(solve_error),
-        }
+        self.back.checked(found).map_err(|e| match e {
+            PlanError::Contradiction { source, finding } => db_error(format!(
+                "{}: the database contradicts itself solving {}: {source}; {finding}",
+                self.dir.as_deref().unwrap_or_else(|| "".as_ref()).display(),
+                pos.pos
+            )),
+            e => plan_error(e),
+        })
     }
 }

@@ -10,7 +10,6 @@
 use pyo3::prelude::*;
 
 mod database;
-mod endgame;
 mod engine;
 mod errors;
 mod fair;

@@ -130,7 +130,7 @@ impl MoveValue {
 /// The solution of `pos`, found on this thread, stopped by `cancel`.
 fn solve_now(pos: &Position, opts: &Options, cancel: watch::Cancel) -> PyResult<Solution> {
     let (back, table) = backing(pos, opts, &cancel)?;
-    let mut engine = back.engine(table, opts, &cancel)?;
+    let mut engine = back.engine(table)?;
     let found = match &mut engine {
         Engine::Search(s) => analysis::solve(s, &pos.pos, DEFAULT_ID_DEPTH, |_| {}),
         Engine::Cyclic(o) => analysis::solve_by_oracle(o, &pos.pos, CYCLIC_PV_LIMIT),
@@ -175,7 +175,7 @@ fn solve_now(pos: &Position, opts: &Options, cancel: watch::Cancel) -> PyResult<
 /// The value of every legal move of `pos`, best first, found on this thread.
 fn moves_now(pos: &Position, opts: &Options, cancel: watch::Cancel) -> PyResult<Vec<MoveValue>> {
     let (back, table) = backing(pos, opts, &cancel)?;
-    let mut engine = back.engine(table, opts, &cancel)?;
+    let mut engine = back.engine(table)?;
     let margins = analysis::move_margins(engine.oracle(), &pos.pos, |_| {});
     back.checked(Ok(()), pos, &cancel)?;
     Ok(margins

@@ -13,7 +13,7 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::engine::Method;
-use crate::search::endgame::{Endgame, DEFAULT_BOARDS};
+use crate::search::endgame::Endgame;
 use crate::search::tt;
 use crate::{Game, Rules};
 
@@ -72,7 +72,8 @@ fn meminfo(name: &str) -> Option<u64> {
 /// The endgame table asked for: `kalah`'s `--endgame auto|none|K`, Python's `endgame=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndgameChoice {
-    /// Half the seeds in play less 5, within the default size; none with a database.
+    /// Half the seeds in play less 5, within the default size; none where a database
+    /// covers those levels.
     Auto,
     /// No endgame table.
     Off,
@@ -88,11 +89,17 @@ pub struct Spelling {
     pub endgame_sep: &'static str,
     /// The transposition table's size option with its separator (`--tt-mb `).
     pub tt_mb: &'static str,
+    /// The option that limits a table held in memory, in boards, where there is one
+    /// (`--endgame-mb`).
+    pub limit: &'static str,
 }
 
 /// A request refused before anything was allocated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
 pub enum Refused {
+    /// Work only a search can do (a proof, an estimate) asked of rules that can cycle.
+    #[error("these rules cannot be searched: they can cycle")]
+    NotSearchable,
     /// An endgame level asked of rules that can cycle, solved by retrograde analysis.
     #[error("endgame level {k} asked of rules solved by retrograde analysis")]
     EndgameUnneeded {
@@ -125,6 +132,17 @@ pub enum Refused {
         /// The bytes available.
         avail: u64,
     },
+    /// A retrograde analysis of more boards than the front end allows (the server's
+    /// `--endgame-mb`).
+    #[error("a retrograde analysis of {boards} boards, more than the limit of {limit}")]
+    RetrogradeLimit {
+        /// The seeds in play.
+        seeds: u32,
+        /// The boards it would hold.
+        boards: u64,
+        /// The most allowed.
+        limit: u64,
+    },
     /// A retrograde analysis larger than the memory available.
     #[error("a retrograde analysis of {} bytes, {avail} available", .estimate.bytes.unwrap_or(u64::MAX))]
     RetrogradeMemory {
@@ -145,8 +163,12 @@ impl Refused {
             endgame,
             endgame_sep,
             tt_mb,
+            limit: limit_option,
         } = spelling;
         match *self {
+            Refused::NotSearchable => "these rules cannot be searched: they can cycle \
+                                       (clockwise sowing repeats positions)"
+                .to_string(),
             Refused::EndgameUnneeded { k } => format!(
                 "{endgame}{endgame_sep}{k}: clockwise rules are solved by retrograde analysis, \
                  which holds every level already; leave {endgame} out"
@@ -166,6 +188,16 @@ impl Refused {
                 "{tt_mb}{max_mb}: a transposition table of {mb} MiB is more than the {} MiB of \
                  memory available (MemAvailable in /proc/meminfo)",
                 avail >> 20
+            ),
+            Refused::RetrogradeLimit {
+                seeds,
+                boards,
+                limit,
+            } => format!(
+                "clockwise sowing can repeat positions, so this position is solved by \
+                 retrograde analysis of every board with up to {seeds} seeds ({boards} \
+                 boards), more than allowed here ({limit} boards, {limit_option}); build a \
+                 database with `kalah db build` and read it with --db"
             ),
             Refused::RetrogradeMemory {
                 seeds,
@@ -205,12 +237,15 @@ pub fn check_table_mb(max_mb: usize, mb: u64) -> Result<(), Refused> {
 }
 
 /// The levels of the endgame table `choice` asks for, for a search of boards with up to
-/// `seeds` seeds (`None`: no table; `have_db`: a database answers above it).
+/// `seeds` seeds (`None`: no table). `Auto` takes [`Endgame::level_for`] within `limit`
+/// boards, unless a database of `db_seeds` levels covers it; an explicit level is taken
+/// as asked, within [`MAX_ENDGAME_BOARDS`].
 pub fn endgame_level(
     game: &Game,
     seeds: u32,
     choice: EndgameChoice,
-    have_db: bool,
+    db_seeds: Option<u32>,
+    limit: u64,
 ) -> Result<Option<u32>, Refused> {
     if Method::for_rules(game.rules()) == Method::Cyclic {
         // The retrograde analysis holds every level already.
@@ -221,8 +256,8 @@ pub fn endgame_level(
     }
     Ok(match choice {
         EndgameChoice::Off => None,
-        EndgameChoice::Auto if have_db => None,
-        EndgameChoice::Auto => Endgame::level_for(game.pits(), seeds, DEFAULT_BOARDS),
+        EndgameChoice::Auto => Endgame::level_for(game.pits(), seeds, limit)
+            .filter(|&k| db_seeds.is_none_or(|d| d < k)),
         EndgameChoice::Level(k) => match Endgame::boards(game.pits(), k) {
             Some(b) if b <= MAX_ENDGAME_BOARDS => Some(k),
             _ => return Err(Refused::EndgameTooLarge { k }),
@@ -306,29 +341,37 @@ impl std::fmt::Display for Retrograde {
 mod tests {
     use super::*;
     use crate::rules::{Direction, Rules, RulesBuilder};
+    use crate::search::endgame::DEFAULT_BOARDS;
 
     const CLI: Spelling = Spelling {
         endgame: "--endgame",
         endgame_sep: " ",
         tt_mb: "--tt-mb ",
+        limit: "",
     };
 
     #[test]
     fn explicit_levels_are_refused_when_too_large_or_not_needed() {
         let game = Game::new(Rules::kalah(6, 4).unwrap());
         assert_eq!(
-            endgame_level(&game, 48, EndgameChoice::Level(20), false),
+            endgame_level(&game, 48, EndgameChoice::Level(20), None, DEFAULT_BOARDS),
             Ok(Some(20))
         );
         assert_eq!(
-            endgame_level(&game, 48, EndgameChoice::Off, false),
+            endgame_level(&game, 48, EndgameChoice::Off, None, DEFAULT_BOARDS),
             Ok(None)
         );
         assert_eq!(
-            endgame_level(&game, 48, EndgameChoice::Auto, true),
+            endgame_level(&game, 48, EndgameChoice::Auto, Some(31), DEFAULT_BOARDS),
             Ok(None)
         );
-        let big = endgame_level(&game, 48, EndgameChoice::Level(40), false).unwrap_err();
+        // A database below the level wanted leaves the table to be built.
+        assert_eq!(
+            endgame_level(&game, 48, EndgameChoice::Auto, Some(12), DEFAULT_BOARDS),
+            Ok(Some(19))
+        );
+        let big =
+            endgame_level(&game, 48, EndgameChoice::Level(40), None, DEFAULT_BOARDS).unwrap_err();
         assert_eq!(big, Refused::EndgameTooLarge { k: 40 });
         assert!(big
             .message(&CLI)
@@ -337,10 +380,13 @@ mod tests {
         b.direction = Direction::Cw;
         let cw = Game::new(b.build().unwrap());
         assert_eq!(
-            endgame_level(&cw, 24, EndgameChoice::Level(5), false),
+            endgame_level(&cw, 24, EndgameChoice::Level(5), None, DEFAULT_BOARDS),
             Err(Refused::EndgameUnneeded { k: 5 })
         );
-        assert_eq!(endgame_level(&cw, 24, EndgameChoice::Auto, false), Ok(None));
+        assert_eq!(
+            endgame_level(&cw, 24, EndgameChoice::Auto, None, DEFAULT_BOARDS),
+            Ok(None)
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use crate::analysis::{DbOracle, Oracle};
 use crate::game::Game;
-use crate::probe::{MemoryDb, Probe};
+use crate::probe::Probe;
 use crate::rules::Rules;
 use crate::search::endgame::Endgame;
 use crate::search::tt::{self, Table};
@@ -76,8 +76,9 @@ pub struct Sources<'a> {
     pub db: Option<&'a dyn Probe>,
     /// The search's endgame table ([`Method::Search`]).
     pub endgame: Option<&'a Endgame>,
-    /// The retrograde analysis of every board in play ([`Method::Cyclic`]: required).
-    pub cyclic: Option<&'a MemoryDb>,
+    /// The values of every board in play, from the retrograde analysis or a database that
+    /// covers them ([`Method::Cyclic`]: required).
+    pub cyclic: Option<&'a dyn Probe>,
 }
 
 /// Where a position's values come from: a search, or a complete table.

@@ -31,6 +31,7 @@ pub mod gen;
 pub mod memory;
 pub mod notation;
 pub mod pie;
+pub mod plan;
 pub mod position;
 pub mod probe;
 pub mod proof;

@@ -149,9 +149,21 @@ pub struct SearchArgs {
     pub max_depth: u8,
     /// Endgame table built in memory before the search: the value of every board with up
     /// to K seeds. auto: half the seeds in play less 5, within 1.5 Gi boards (at most 24
-    /// seeds for 6 pits); none with --db, whose levels take its place
+    /// seeds for 6 pits); none where --db covers that level
     #[arg(long, value_name = "K|auto|none", default_value = "auto", value_parser = parse_endgame)]
     pub endgame: EndgameChoice,
+}
+
+impl SearchArgs {
+    /// The search's settings these options give (no first guess).
+    pub fn settings(&self) -> solver::engine::Settings {
+        solver::engine::Settings {
+            threads: self.threads,
+            id_depth: self.max_depth,
+            split_seeds: self.split_seeds,
+            guess: None,
+        }
+    }
 }
 
 /// The machine's cores (1 where the system cannot say): the default `--threads`.

@@ -79,6 +79,9 @@ pub enum CliError {
     #[error(transparent)]
     Proof(#[from] solver::proof::ProofError),
     /// Writing the output failed.
+    #[error(transparent)]
+    Plan(solver::plan::PlanError),
+
     #[error("cannot write the output: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -102,6 +105,7 @@ impl CliError {
             | CliError::UnknownCase { .. }
             | CliError::Mismatch(_)
             | CliError::Contradiction { .. }
+            | CliError::Plan(_)
             | CliError::Proof(_) => 1,
         }
     }

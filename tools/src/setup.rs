@@ -1,46 +1,54 @@
-//! The set-up the commands share before they work: the database and the endgame table
-//! opened or built, the transposition table sized against the memory available, and the
-//! engine assembled from them.
-//!
-//! Every figure of memory is checked against MemAvailable before anything is allocated, so
-//! that a table too large is refused with the figures instead of waking the out-of-memory
-//! killer.
+//! `kalah`'s side of a solve's set-up: the options mapped onto a [`solver::plan`]
+//! request, the database directory checked and opened, the plan's steps shown as
+//! progress and its refusals and errors worded with `kalah`'s option names.
 
 use std::path::Path;
-use std::time::Instant;
+use std::sync::Arc;
 
-use solver::budget::{EndgameChoice, Refused, Retrograde, Spelling};
+use solver::budget::{Refused, Spelling};
 use solver::dbfile::Database;
-use solver::engine::{Engine, Method, Settings, Sources};
+use solver::plan::{Backing, Plan, PlanError, Request};
 use solver::search::tt::Table;
-use solver::{gen::cyclic, Endgame, Game, MemoryDb, Position, Probe, Rules};
+use solver::{Position, Rules};
 
 use crate::args::SearchArgs;
 use crate::error::{CliError, DbCmdError};
 use crate::progress::Progress;
-
-/// The transposition table of [`solver::engine::transposition_table`], refused with the
-/// figures when it is larger than the memory available (MemAvailable in /proc/meminfo),
-/// before any of it is allocated: the search touches all of it.
-pub fn transposition_table(
-    rules: &Rules,
-    seeds: u32,
-    max_mb: usize,
-) -> Result<Option<solver::search::tt::Table>, CliError> {
-    solver::budget::check_table(rules, seeds, max_mb).map_err(refused)?;
-    Ok(solver::engine::transposition_table(rules, seeds, max_mb)?)
-}
 
 /// `kalah`'s spelling of the options a [`Refused`] names.
 const SPELLING: Spelling = Spelling {
     endgame: "--endgame",
     endgame_sep: " ",
     tt_mb: "--tt-mb ",
+    limit: "--endgame-mb",
 };
 
 /// A request refused before anything was allocated, in `kalah`'s words.
 pub fn refused(r: Refused) -> CliError {
     CliError::BadOption(r.message(&SPELLING))
+}
+
+/// A plan's error in `kalah`'s words. A contradiction is worded by [`checked`], which
+/// knows the directory and the position.
+pub fn plan_error(e: PlanError) -> CliError {
+    match e {
+        PlanError::Refused(r) => refused(r),
+        PlanError::Solve(e) => CliError::Solve(e),
+        PlanError::Endgame(e) => CliError::Gen(e),
+        PlanError::Retrograde(e) => CliError::Cyclic(e),
+        PlanError::Damaged(e) => CliError::Db(DbCmdError::from(e)),
+        other => CliError::Plan(other),
+    }
+}
+
+/// The transposition table of a search of `rules` from boards of up to `seeds` seeds
+/// ([`solver::plan::table`]), refused with the figures when it does not fit.
+pub fn transposition_table(
+    rules: &Rules,
+    seeds: u32,
+    max_mb: usize,
+) -> Result<Option<Table>, CliError> {
+    solver::plan::table(rules, seeds, max_mb).map_err(plan_error)
 }
 
 /// `--db DIR` checked before any level is looked for in it: a missing path, a link to
@@ -87,31 +95,18 @@ pub fn open_database(dir: &Path, rules: &Rules) -> Result<Database, CliError> {
     Ok(Database::open(dir, rules).map_err(DbCmdError::from)?)
 }
 
-/// The value sources a search reads, which must outlive its [`Engine`] ([`engine`]).
-pub struct Backing {
-    pub game: Game,
-    /// The database of `--db`, holding at least level 0.
-    pub db: Option<Database>,
-    /// The retrograde analysis of rules that can cycle.
-    pub memory: Option<MemoryDb>,
-    /// The endgame table of `--endgame`.
-    pub endgame: Option<Endgame>,
-    /// Time spent before the search: opening the database, building the endgame table
-    /// (or, for rules that can cycle, the retrograde analysis).
-    pub setup_seconds: f64,
-}
-
-/// The value sources for a search of `pos` under `rules` with `search`'s options: the
-/// database, the retrograde analysis (rules that can cycle, refused when it would not fit
-/// in memory) and the endgame table, each announced on `progress`.
+/// The value sources for the search of boards with up to `seeds` seeds under `rules`
+/// with `search`'s options: `--db` opened (refused without its level 0), then the plan's
+/// endgame table or retrograde analysis, each step shown on `progress`. `search_only`:
+/// for work only a search can do (proofs, estimates), which rules that can cycle are
+/// refused.
 pub fn backing(
     rules: Rules,
-    pos: &Position,
+    seeds: u32,
     search: &SearchArgs,
+    search_only: bool,
     progress: &Progress,
 ) -> Result<Backing, CliError> {
-    let t = Instant::now();
-    let game = Game::new(rules);
     let db = match &search.db {
         Some(dir) => {
             let db = open_database(dir, &rules)?;
@@ -126,128 +121,44 @@ pub fn backing(
                 dir.display(),
                 db.levels().saturating_sub(1)
             ));
-            Some(db)
+            Some(Arc::new(db))
         }
         None => None,
     };
-    let memory = if Method::for_rules(&rules) == Method::Cyclic {
-        let seeds = pos.board_seeds();
-        let figures = Retrograde::check(rules.pits(), seeds).map_err(refused)?;
-        progress.line(&format!(
-            "clockwise sowing can cycle: retrograde analysis of every board with up to {seeds} \
-             seeds ({figures})"
-        ));
-        let t = Instant::now();
-        let mem = cyclic::solve_in_memory(&game, &pos.board(), |k, n| {
-            progress.message(&format!("retrograde level {k}/{seeds}: {n} boards"));
-        })?;
-        progress.line(&format!(
-            "retrograde analysis done in {:.2}s",
-            t.elapsed().as_secs_f64()
-        ));
-        Some(mem)
-    } else {
-        None
-    };
-    let endgame = endgame_table(
-        &game,
-        pos.board_seeds(),
-        search.endgame,
-        db.is_some(),
-        |msg, done| {
-            if done {
-                progress.line(msg);
-            } else {
-                progress.message(msg);
-            }
-        },
-    )?;
-    Ok(Backing {
-        game,
+    let request = Request {
         db,
-        memory,
-        endgame,
-        setup_seconds: t.elapsed().as_secs_f64(),
+        endgame: search.endgame,
+        settings: search.settings(),
+        search_only,
+        ..Request::new(rules, seeds, search.tt_mb)
+    };
+    let plan = Plan::new(request).map_err(refused)?;
+    Backing::open(plan, None, |e| {
+        if e.ends_step() {
+            progress.line(&e.to_string());
+        } else {
+            progress.message(&e.to_string());
+        }
     })
+    .map_err(plan_error)
 }
 
-/// The endgame table `--endgame` asks for, for a search of boards with up to `seeds`
-/// seeds, built on the global rayon pool. `progress` hears of each level and of the end.
-pub fn endgame_table(
-    game: &Game,
-    seeds: u32,
-    arg: EndgameChoice,
-    have_db: bool,
-    progress: impl Fn(&str, bool),
-) -> Result<Option<Endgame>, CliError> {
-    let Some(k) = solver::budget::endgame_level(game, seeds, arg, have_db).map_err(refused)? else {
-        return Ok(None);
-    };
-    solver::budget::check_endgame(game.pits(), k).map_err(refused)?;
-    let t = Instant::now();
-    let table = Endgame::build(game, k, |j, _| {
-        progress(&format!("endgame table: level {j}/{k}"), false);
-    })?;
-    progress(
-        &format!(
-            "endgame table: boards with up to {k} seeds ({} boards) in {:.2}s",
-            table.len(),
-            t.elapsed().as_secs_f64()
-        ),
-        true,
-    );
-    Ok(Some(table))
-}
-
-/// The engine for `b` (see [`solver::engine`]): a search on `table` (from
-/// [`transposition_table`]) with `search`'s settings, or `b`'s retrograde analysis.
-pub fn engine<'a>(
-    b: &'a Backing,
-    search: &SearchArgs,
-    table: Option<Table>,
-    guess: Option<i32>,
-) -> Result<Engine<'a>, CliError> {
-    let sources = Sources {
-        db: b.db.as_ref().map(|db| db as &dyn Probe),
-        endgame: b.endgame.as_ref(),
-        cyclic: b.memory.as_ref(),
-    };
-    let settings = Settings {
-        threads: search.threads,
-        id_depth: search.max_depth,
-        split_seeds: search.split_seeds,
-        guess,
-    };
-    Ok(Engine::new(&b.game, sources, table, &settings)?)
-}
-
-/// What a solve on `db` (opened from `dir`) returned, checked: `Err` if a value read from
-/// the database was out of range (naming the file and the entry), or if the values read
-/// contradicted each other (naming the damaged file, found by checking every level's
-/// checksum). Nothing read through a database is printed before this check.
+/// What a solve of `pos` on `back` found, checked ([`Backing::checked`]) before anything
+/// read through its database is printed: a damaged file is named; values that contradict
+/// each other name the damaged file, or say that the files were built wrong.
 pub fn checked<T>(
+    back: &Backing,
     found: Result<T, solver::SolveError>,
-    db: Option<(&Database, &Path)>,
+    dir: Option<&Path>,
     pos: &Position,
 ) -> Result<T, CliError> {
-    if let Some((db, _)) = db {
-        db.check().map_err(DbCmdError::from)?;
-    }
-    match (found, db) {
-        (Err(e @ solver::SolveError::Contradiction { .. }), Some((db, dir))) => {
-            let finding = match db.find_damage() {
-                Err(damage) => format!("the damage: {damage}"),
-                Ok(()) => "every level file's checksum and value range hold, so the \
-                           files were built wrong: rebuild the database"
-                    .to_string(),
-            };
-            Err(CliError::Contradiction {
-                dir: dir.to_path_buf(),
-                position: pos.to_string(),
-                source: e,
-                finding,
-            })
-        }
-        (found, _) => Ok(found?),
-    }
+    back.checked(found).map_err(|e| match e {
+        PlanError::Contradiction { source, finding } => CliError::Contradiction {
+            dir: dir.map(Path::to_path_buf).unwrap_or_default(),
+            position: pos.to_string(),
+            source,
+            finding,
+        },
+        other => plan_error(other),
+    })
 }

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use clap::Args;
 use serde_json::{json, Value};
-use solver::engine::Engine;
 use solver::notation::MoveText;
 use solver::proof::estimate::{End, Tally, Walk};
 use solver::proof::{self, Leaf, Outcome};
@@ -23,8 +22,9 @@ use crate::args::{resolve, unit_seconds, PositionArg, RulesArgs, SearchArgs};
 use crate::draw::Draw;
 use crate::error::CliError;
 use crate::progress::Progress;
-use crate::setup::{self, transposition_table, Backing};
+use crate::setup::{self, plan_error, transposition_table};
 use crate::view::margin_question;
+use solver::plan::Backing;
 
 macro_rules! say {
     ($($t:tt)*) => {{
@@ -107,7 +107,13 @@ pub fn run(a: &EstimateArgs) -> Result<(), CliError> {
         None => Plan::from_args(a)?,
     };
     let progress = Progress::new(a.quiet, "estimate");
-    let back = setup::backing(plan.rules, &plan.root, &a.search, &progress)?;
+    let back = setup::backing(
+        plan.rules,
+        plan.root.board_seeds(),
+        &a.search,
+        true,
+        &progress,
+    )?;
     let cancel = Arc::new(AtomicBool::new(false));
     let budget = (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds));
     let mut solver = progress.watch(solver_for(&plan, &back, &a.search, Arc::clone(&cancel))?);
@@ -389,12 +395,10 @@ fn solver_for<'a>(
     cancel: Arc<AtomicBool>,
 ) -> Result<Solver<'a>, CliError> {
     let table = transposition_table(&plan.rules, plan.root.board_seeds(), search.tt_mb)?;
-    match setup::engine(back, search, table, None)? {
-        Engine::Search(solver) => Ok(solver.with_cancel(cancel)),
-        Engine::Cyclic(_) => Err(CliError::BadOption(
-            "these rules cannot be searched: they can cycle".into(),
-        )),
-    }
+    Ok(back
+        .searcher(table)
+        .map_err(plan_error)?
+        .with_cancel(cancel))
 }
 
 fn answer_text(s: &Sample) -> &'static str {

@@ -23,7 +23,7 @@ use solver::{Position, Rules};
 use crate::args::{pie_unused, read_text_file, RulesArgs, SearchArgs};
 use crate::error::CliError;
 use crate::progress::{ListBar, Progress};
-use crate::setup::{backing, checked, engine, transposition_table};
+use crate::setup::{backing, checked, plan_error, transposition_table};
 use crate::view::signed;
 
 /// The most seeds `--moved` may move: four already make millions of starts on six pits.
@@ -228,12 +228,12 @@ pub fn run(a: &FairArgs) -> Result<(), CliError> {
     let all = candidates(&rules, a.moved);
     let progress = Progress::new(a.quiet, &format!("fair starts of {rules}"));
     let table = transposition_table(&rules, rules.total_seeds(), a.search.tt_mb)?;
-    let back = backing(rules, &start, &a.search, &progress)?;
+    let back = backing(rules, rules.total_seeds(), &a.search, false, &progress)?;
     progress.finish();
-    let engine = engine(&back, &a.search, table, None)?;
+    let engine = back.engine(table, None).map_err(plan_error)?;
     let t = Instant::now();
     let found = settle_all(&all, &engine, a, results.as_ref(), &rules)?;
-    checked(Ok(()), back.db.as_ref().zip(a.search.db.as_deref()), &start)?;
+    checked(&back, Ok(()), a.search.db.as_deref(), &start)?;
     let seconds = t.elapsed().as_secs_f64();
     report(a, &rules, &header, &all, &found, seconds)
 }

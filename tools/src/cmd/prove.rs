@@ -16,13 +16,14 @@ use serde_json::json;
 use solver::notation::MoveText;
 use solver::proof::claim::{now_secs, ClaimInfo};
 use solver::proof::{self, Event, Interval, Manifest, Proof, Question, Serves, State, WorkOptions};
-use solver::{Engine, Method, Position, Rules, Solver};
+use solver::{Position, Rules, Solver};
 
 use crate::args::{resolve, unit_seconds, PositionArg, RulesArgs, SearchArgs};
 use crate::error::CliError;
 use crate::progress::Progress;
-use crate::setup::{self, transposition_table, Backing};
+use crate::setup::{self, plan_error, transposition_table};
 use crate::view::margin_question;
+use solver::plan::Backing;
 
 macro_rules! say {
     ($($t:tt)*) => {{
@@ -242,13 +243,8 @@ fn warn(warnings: &[String]) {
 /// The value sources behind a proof's units: those of `kalah solve` (database, endgame
 /// table), refused for rules that can cycle, which the proof's search cannot play.
 fn backing(proof: &Proof, search: &SearchArgs, progress: &Progress) -> Result<Backing, CliError> {
-    let rules = proof.manifest.rules;
-    if Method::for_rules(&rules) == Method::Cyclic {
-        return Err(CliError::BadOption(
-            "these rules cannot be searched: they can cycle".into(),
-        ));
-    }
-    setup::backing(rules, &proof.manifest.position, search, progress)
+    let seeds = proof.manifest.position.board_seeds();
+    setup::backing(proof.manifest.rules, seeds, search, true, progress)
 }
 
 /// The search that answers a proof's units, assembled as `kalah solve`'s (see
@@ -261,15 +257,11 @@ fn solver_for<'a>(
 ) -> Result<Solver<'a>, CliError> {
     let seeds = proof.manifest.position.board_seeds();
     let table = transposition_table(&proof.manifest.rules, seeds, search.tt_mb)?;
-    match setup::engine(back, search, table, None)? {
-        Engine::Search(solver) => Ok(match cancel {
-            Some(flag) => solver.with_cancel(flag),
-            None => *solver,
-        }),
-        Engine::Cyclic(_) => Err(CliError::BadOption(
-            "these rules cannot be searched: they can cycle".into(),
-        )),
-    }
+    let solver = back.searcher(table).map_err(plan_error)?;
+    Ok(match cancel {
+        Some(flag) => solver.with_cancel(flag),
+        None => solver,
+    })
 }
 
 /// The root question "gain >= beta" as a final-margin bound, e.g. `margin >= +7`.

@@ -17,7 +17,7 @@ use solver::{Position, Probe};
 use crate::args::{pie_unused, resolve, PositionArg, RulesArgs, SearchArgs};
 use crate::error::CliError;
 use crate::progress::Progress;
-use crate::setup::{backing, checked, engine, transposition_table};
+use crate::setup::{backing, checked, plan_error, transposition_table};
 use crate::view::{depth_name, signed};
 
 /// `println!` that returns an error instead of panicking when stdout is closed (for
@@ -128,11 +128,11 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let (rules, pos) = resolve(&a.rules, &a.position)?;
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
-    let back = backing(rules, &pos, &a.search, &progress)?;
+    let back = backing(rules, pos.board_seeds(), &a.search, false, &progress)?;
     // The guess is a final margin; the search's is the side to move's future gain (any
     // integer: the search clamps it to the seeds in play).
     let guess = args.guess.map(|m| solver::score::gain(&pos, m));
-    let mut engine = watched(engine(&back, &a.search, table, guess)?, &progress);
+    let mut engine = watched(back.engine(table, guess).map_err(plan_error)?, &progress);
     let start = Instant::now();
     let mut test_start = start;
     let found = match &mut engine {
@@ -141,8 +141,8 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
         }),
         Engine::Cyclic(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
     };
-    let db = back.db.as_ref().zip(a.search.db.as_deref());
-    let solution: Solution = checked(found, db, &pos)?;
+    let dir = a.search.db.as_deref();
+    let solution: Solution = checked(&back, found, dir, &pos)?;
     let pie = if rules.pie {
         progress.message("pie rule: solving every whole first turn");
         let mut done = 0;
@@ -158,14 +158,14 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     } else {
         None
     };
-    checked(Ok(()), db, &pos)?;
+    checked(&back, Ok(()), dir, &pos)?;
     let seconds = start.elapsed().as_secs_f64();
     progress.finish();
     let (nodes, probes, reads, tt) = match &engine {
         Engine::Search(s) => (s.nodes, s.probes, s.endgame_reads, Some(s.table_stats())),
         Engine::Cyclic(_) => (0, 0, 0, None),
     };
-    let endgame_seeds = back.endgame.as_ref().map(|e| e.max_seeds());
+    let endgame_seeds = back.endgame().map(|e| e.max_seeds());
     let nps = if seconds > 0.0 {
         nodes as f64 / seconds
     } else {
@@ -312,14 +312,14 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
     }
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
     let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
-    let back = backing(rules, &pos, &a.search, &progress)?;
+    let back = backing(rules, pos.board_seeds(), &a.search, false, &progress)?;
     let start = Instant::now();
-    let mut engine = watched(engine(&back, &a.search, table, None)?, &progress);
+    let mut engine = watched(back.engine(table, None).map_err(plan_error)?, &progress);
     // The status says what is searched now, not the last step of the set-up (the endgame
     // table's level) that set it before.
-    let total = back.game.steps(&pos.board()).count();
+    let total = back.game().steps(&pos.board()).count();
     let searching = |done: usize| format!("searching the moves of {pos}: {done} of {total} solved");
-    if !pos.is_over(&back.game) {
+    if !pos.is_over(back.game()) {
         progress.announce(&searching(0));
     }
     let mut done = 0;
@@ -334,7 +334,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
         progress.message(&searching(done));
     });
     progress.finish();
-    checked(Ok(()), back.db.as_ref().zip(a.search.db.as_deref()), &pos)?;
+    checked(&back, Ok(()), a.search.db.as_deref(), &pos)?;
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
         for m in &margins {

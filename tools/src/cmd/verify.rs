@@ -7,18 +7,20 @@
 //! fail with exit status 1.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 use serde_json::json;
-use solver::engine::{Engine, Settings, Sources};
+use solver::engine::{Engine, Settings};
+use solver::plan::{Backing, Plan, Request};
 use solver::search::SolveError;
-use solver::{analysis, Capture, EndRule, Game, Position, Probe, Rules, RulesBuilder};
+use solver::{analysis, Capture, EndRule, Position, Rules, RulesBuilder};
 
 use crate::args::{all_cores, parse_endgame, parse_threads, parse_tt_mb};
 use crate::error::CliError;
 use crate::progress::ListBar;
-use crate::setup::{checked, endgame_table, open_database, transposition_table};
+use crate::setup::{checked, open_database, plan_error, refused};
 use crate::view::{depth_name, signed};
 use solver::budget::EndgameChoice;
 
@@ -201,28 +203,28 @@ fn select(a: &VerifyArgs, cases: Vec<Case>) -> Result<Vec<Case>, CliError> {
 
 fn solve(case: &Case, a: &VerifyArgs, bar: &ListBar) -> Result<Outcome, CliError> {
     let rules = case.rules()?;
-    let game = Game::new(rules);
     let start = Instant::now();
     let db = match &a.db {
         Some(dir) => Some(open_database(dir, &rules)?).filter(|db| db.levels() > 0),
         None => None,
     };
-    let seeds = game.rules().total_seeds();
+    let request = Request {
+        db: db.map(Arc::new),
+        endgame: a.endgame,
+        settings: Settings {
+            threads: a.threads,
+            ..Settings::default()
+        },
+        ..Request::new(rules, rules.total_seeds(), a.tt_mb)
+    };
+    let plan = Plan::new(request).map_err(refused)?;
     // The transposition table first: it is faulted in while the endgame table is built.
-    let tt = transposition_table(&rules, seeds, a.tt_mb)?;
-    let table = endgame_table(&game, seeds, a.endgame, db.is_some(), |msg, _| {
-        bar.message(format!("{}: {msg}", case.id()));
-    })?;
-    let sources = Sources {
-        db: db.as_ref().map(|db| db as &dyn Probe),
-        endgame: table.as_ref(),
-        cyclic: None,
-    };
-    let settings = Settings {
-        threads: a.threads,
-        ..Settings::default()
-    };
-    let Engine::Search(mut solver) = Engine::new(&game, sources, tt, &settings)? else {
+    let tt = plan.table().map_err(plan_error)?;
+    let back = Backing::open(plan, None, |e| {
+        bar.message(format!("{}: {e}", case.id()));
+    })
+    .map_err(plan_error)?;
+    let Engine::Search(mut solver) = back.engine(tt, None).map_err(plan_error)? else {
         return Err(SolveError::Cyclic.into());
     };
     let pos = Position::start(&rules);
@@ -231,7 +233,7 @@ fn solve(case: &Case, a: &VerifyArgs, bar: &ListBar) -> Result<Outcome, CliError
             bar.message(format!("{}: {} done", case.id(), depth_name(it.depth)));
         }
     });
-    let solution = checked(solution, db.as_ref().zip(a.db.as_deref()), &pos)?;
+    let solution = checked(&back, solution, a.db.as_deref(), &pos)?;
     Ok(Outcome {
         value: solution.margin,
         nodes: solver.nodes,

@@ -20,11 +20,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use db_format::RulesKey;
-use solver::analysis::{self, DbOracle, MoveMargin, Oracle};
+use solver::analysis::{self, MoveMargin, Oracle};
+use solver::budget::{Refused, Spelling};
 use solver::dbfile::Database;
-use solver::engine::{transposition_table, Settings, Sources};
-use solver::gen::cyclic;
-use solver::{Endgame, Engine, Game, MoveText, Position, Probe, Rules};
+use solver::engine::{Method, Settings};
+use solver::plan::{Backing, Keeper, Plan, PlanError, Request};
+use solver::{Engine, Game, MoveText, Position, Probe, Rules};
 use tokio::sync::watch;
 
 /// The longest principal variation given for rules that can cycle (as `kalah solve`).
@@ -134,8 +135,16 @@ enum JobState {
 
 type Key = (Rules, Position);
 
-/// Something opened or built once per rule set (a database, an endgame table), or why it
-/// could not be; `None` where there is none to have.
+/// The server's spelling of the options a [`Refused`] names.
+const SPELLING: Spelling = Spelling {
+    endgame: "--endgame",
+    endgame_sep: " ",
+    tt_mb: "--tt-mb ",
+    limit: "--endgame-mb",
+};
+
+/// A database opened once per rule set, or why it could not be; `None` where there is
+/// none to have.
 type PerRules<T> = Mutex<HashMap<RulesKey, Arc<OnceLock<Result<Option<Arc<T>>, String>>>>>;
 
 /// Shared by every request: the databases, endgame tables, cache and running searches.
@@ -143,7 +152,7 @@ pub struct Explorer {
     db_dir: Option<PathBuf>,
     pub limits: Limits,
     databases: PerRules<Database>,
-    endgames: PerRules<Endgame>,
+    endgames: Arc<Keeper>,
     cache: Mutex<HashMap<Key, Result<Arc<Answer>, ComputeError>>>,
     jobs: Mutex<HashMap<Key, watch::Receiver<JobState>>>,
 }
@@ -160,7 +169,7 @@ impl Explorer {
             db_dir,
             limits,
             databases: Mutex::new(HashMap::new()),
-            endgames: Mutex::new(HashMap::new()),
+            endgames: Arc::new(Keeper::new()),
             cache: Mutex::new(HashMap::new()),
             jobs: Mutex::new(HashMap::new()),
         }
@@ -327,24 +336,6 @@ impl Explorer {
         .clone()
     }
 
-    /// The endgame table of `game` (levels up to `level`), built once per rule set. Only
-    /// the latest rule set's table is kept (a search holds its own until it ends), so
-    /// their memory is bounded by the number of searches.
-    fn endgame(&self, game: &Game, level: u32) -> Result<Option<Arc<Endgame>>, String> {
-        let key = game.rules().db_key();
-        let cell = {
-            let mut tables = lock(&self.endgames);
-            tables.retain(|k, _| *k == key);
-            Arc::clone(tables.entry(key).or_default())
-        };
-        cell.get_or_init(|| {
-            Endgame::build(game, level, |_, _| {})
-                .map(|t| Some(Arc::new(t)))
-                .map_err(|e| format!("cannot build the endgame table: {e}"))
-        })
-        .clone()
-    }
-
     /// The answer for `pos`, computed here and now; `cancel` stops it (the answer is then
     /// an error), `solved` hears of each move's value as it is proved.
     fn compute(
@@ -368,7 +359,6 @@ impl Explorer {
         }
         let seeds = pos.board_seeds();
         let db = self.database(rules).map_err(ComputeError::Failed)?;
-        let in_db = db.as_ref().is_some_and(|d| d.max_seeds() >= seeds);
         let after = |m: &MoveMargin| pos.play(&game, m.text.pit - 1).0;
         let value_of = |m: &MoveMargin| MoveValue {
             text: m.text,
@@ -411,83 +401,40 @@ impl Explorer {
                 nodes: 0,
             })
         };
-        let mut answer = if rules.can_cycle() {
-            let memory;
-            let probe: &dyn Probe = match &db {
-                Some(d) if in_db => &**d,
-                _ => {
-                    let boards = Endgame::boards(pos.pits(), seeds).unwrap_or(u64::MAX);
-                    if boards > self.limits.endgame_boards {
-                        return Err(ComputeError::Unfinished(format!(
-                            "clockwise sowing can repeat positions, so this position is \
-                             solved by retrograde analysis of every board with up to {seeds} \
-                             seeds ({boards} boards), more than this server allows \
-                             ({} boards, --endgame-mb); build a database with `kalah db \
-                             build` and start the server with --db",
-                            self.limits.endgame_boards
-                        )));
-                    }
-                    memory = cyclic::solve_in_memory(&game, &pos.board(), |_, _| {})
-                        .map_err(|e| ComputeError::Failed(e.to_string()))?;
-                    &memory
-                }
-            };
-            let source = if in_db {
-                Source::Database
-            } else {
-                Source::Retrograde
-            };
-            let mut oracle = DbOracle {
-                game: &game,
-                db: probe,
-            };
-            finish(&mut oracle, source, CYCLIC_PV_LIMIT)?
-        } else {
-            // An endgame table below the database, where the database is smaller than
-            // the level a search of this rule set wants.
-            let want = Endgame::level_for(
-                rules.pits(),
-                rules.total_seeds(),
-                self.limits.endgame_boards,
-            )
-            .filter(|&k| match &db {
-                Some(d) => d.max_seeds() < k,
-                None => true,
-            });
-            let endgame = match want {
-                Some(k) => self.endgame(&game, k).map_err(ComputeError::Failed)?,
-                None => None,
-            };
-            // The search `kalah solve` would run (see `solver::engine`), stoppable by the
-            // request's budget.
-            let failed = |e: solver::SolveError| ComputeError::Failed(e.to_string());
-            let table = transposition_table(rules, seeds, self.limits.tt_mb).map_err(failed)?;
-            let sources = Sources {
-                db: db.as_deref().map(|d| d as &dyn Probe),
-                endgame: endgame.as_deref(),
-                cyclic: None,
-            };
-            let settings = Settings {
+        // The plan of `kalah solve` (see `solver::plan`), within the server's limits and
+        // stoppable by the request's budget; the endgame table is kept between requests.
+        let request = Request {
+            db,
+            max_boards: Some(self.limits.endgame_boards),
+            settings: Settings {
                 threads: self.limits.threads,
                 ..Settings::default()
-            };
-            let Engine::Search(s) =
-                Engine::new(&game, sources, table, &settings).map_err(failed)?
-            else {
-                return Err(ComputeError::Failed(
-                    "these rules can cycle: they are answered by retrograde analysis".into(),
-                ));
-            };
-            let mut s = s.with_cancel(Arc::clone(cancel));
-            let source = if in_db {
-                Source::Database
-            } else {
-                Source::Search
-            };
-            let mut a = finish(&mut s, source, usize::MAX)?;
-            a.nodes = s.nodes;
-            a
+            },
+            cancel: Some(Arc::clone(cancel)),
+            ..Request::new(*rules, seeds, self.limits.tt_mb)
         };
+        let plan = Plan::new(request).map_err(|r| match r {
+            Refused::RetrogradeLimit { .. } => ComputeError::Unfinished(r.message(&SPELLING)),
+            r => ComputeError::Failed(r.message(&SPELLING)),
+        })?;
+        let failed = |e: PlanError| match e {
+            PlanError::Stopped => budget_message(),
+            e => ComputeError::Failed(e.to_string()),
+        };
+        let in_db = plan.db_covers();
+        let table = plan.table().map_err(failed)?;
+        let back = Backing::open(plan, Some(&self.endgames), |_| {}).map_err(failed)?;
+        let mut engine = back.engine(table, None).map_err(failed)?;
+        let (source, limit) = match (in_db, engine.method()) {
+            (true, Method::Search) => (Source::Database, usize::MAX),
+            (true, Method::Cyclic) => (Source::Database, CYCLIC_PV_LIMIT),
+            (false, Method::Search) => (Source::Search, usize::MAX),
+            (false, Method::Cyclic) => (Source::Retrograde, CYCLIC_PV_LIMIT),
+        };
+        let mut answer = finish(engine.oracle(), source, limit)?;
+        if let Engine::Search(s) = &engine {
+            answer.nodes = s.nodes;
+        }
         answer.seconds = t.elapsed().as_secs_f64();
         Ok(answer)
     }
