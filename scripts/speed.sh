@@ -8,6 +8,8 @@
 #   64s    Kalah(6,4) standard capture, one thread, no files: wall seconds
 #   64e    Kalah(6,4) empty capture, one thread, no files: wall seconds
 #   65s    Kalah(6,5) standard capture, two threads, --tt-mb 2048, no files: wall seconds
+#   bench  `kalah bench`'s fixed list of positions (256 MiB table each, no files): the sum
+#          of its search seconds
 #   fixed  the 78 Kalah(6,6) units of results/raw/estimate/66-fixed-set.json, replayed over
 #          the database DIR (empty capture, at least 31 levels), one thread, --tt-mb 2048,
 #          --endgame none: the units' CPU seconds (what `kalah estimate` reports per unit)
@@ -85,6 +87,7 @@ one() {
   case "$case" in
     64s) args=(solve --pits 6 --seeds 4 --capture standard --threads 1 --quiet --json) ;;
     64e) args=(solve --pits 6 --seeds 4 --capture empty --threads 1 --quiet --json) ;;
+    bench) args=(bench --json --quiet) ;;
     65s) args=(solve --pits 6 --seeds 5 --capture standard --threads 2 --tt-mb 2048 --quiet --json) ;;
     fixed) args=(estimate --pits 6 --seeds 6 --capture empty
                  --replay results/raw/estimate/66-fixed-set.json --unit-seconds 0 --db "$db"
@@ -95,7 +98,9 @@ one() {
   python3 - "$work" "$round" "$case" "$side" <<'PY'
 import json, sys
 work, rnd, case, side = sys.argv[1:5]
-d = json.load(open(f"{work}/out.json"))
+text = open(f"{work}/out.json").read()
+# `kalah bench` prints one JSON object a position; every other case one object.
+d = json.loads(text) if case != "bench" else [json.loads(l) for l in text.splitlines() if l.strip()]
 wall, user, sys_s, rss = open(f"{work}/time").read().split()[-4:]
 if case == "fixed":
     samples = d["samples"]
@@ -103,6 +108,11 @@ if case == "fixed":
     nodes = sum(s["nodes"] for s in samples)
     figure = sum(s["cpu_seconds"] for s in samples)
     shown = f"{len(samples)} answers"
+elif case == "bench":
+    value = ";".join(str(p["value"]) for p in d)
+    nodes = sum(p["nodes"] for p in d)
+    figure = sum(p["seconds"] for p in d)
+    shown = f"{len(d)} values"
 else:
     value = d["value"]
     nodes = d["nodes"]
@@ -135,7 +145,7 @@ done
 python3 - "$work/runs.jsonl" <<'PY'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
-what = {"64s": "wall s", "64e": "wall s", "65s": "wall s", "fixed": "unit CPU s"}
+what = {"64s": "wall s", "64e": "wall s", "65s": "wall s", "bench": "search s", "fixed": "unit CPU s"}
 print()
 print("| case | figure | reference (median) | new (median) | new / reference | new won | nodes ref → new | peak RSS MB ref → new |")
 print("|---|---|---:|---:|---:|---:|---:|---:|")

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A second answer for a list of fair starts (results/raw/fair/*.txt): every N-th start of
+# the list solved again by `kalah solve` from scratch, without the database the list was
+# made with (its own endgame table instead), one thread. Prints one line a start and
+# exits 1 if any value is not 0.
+#
+#   scripts/fair-check.sh results/raw/fair/kalah64-empty-moved2.txt 10   # every 10th start
+set -euo pipefail
+cd "$(dirname "$0")/.."
+list=${1:?usage: scripts/fair-check.sh LIST [EVERY]}
+every=${2:-1}
+kalah=${KALAH_BIN:-target/release/kalah}
+rules=$(sed -n 's/^# rules: Kalah(\([0-9]*\),\([0-9]*\)) capture=\([a-z]*\).*/--pits \1 --seeds \2 --capture \3/p' "$list")
+[ -n "$rules" ] || { echo "$list: no '# rules:' line" >&2; exit 2; }
+bad=0
+checked=0
+i=0
+while read -r moved position value; do
+  i=$((i + 1))
+  (( (i - 1) % every == 0 )) || continue
+  # shellcheck disable=SC2086
+  got=$(nice -n 15 "$kalah" solve $rules --position "$position" --threads 1 --quiet --json \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["value"])')
+  checked=$((checked + 1))
+  echo "$moved $position listed $value, solved $got"
+  [ "$got" = 0 ] || bad=$((bad + 1))
+done < <(grep -v '^#' "$list")
+echo "$list: $checked starts solved again, $bad not 0"
+[ "$bad" = 0 ]
