@@ -10,6 +10,7 @@
 #                                    # probing a database of each capture rule
 #                                    # (`kalah db build --pits 6 --capture RULE ...`)
 #   CAPTURES=empty scripts/fair.sh 6x5   # one capture rule only
+#   TT_MB=4096 scripts/fair.sh 6x5       # a larger transposition table (shared by all starts)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kalah=${KALAH_BIN:-target/release/kalah}
@@ -25,10 +26,12 @@ for size in "$@"; do
     db=()
     if [[ $capture == standard && -n ${DB_STANDARD:-} ]]; then db=(--db "$DB_STANDARD"); fi
     if [[ $capture == empty && -n ${DB_EMPTY:-} ]]; then db=(--db "$DB_EMPTY"); fi
+    tt=()
+    if [[ -n ${TT_MB:-} ]]; then tt=(--tt-mb "$TT_MB"); fi
     echo "$name:" >&2
     /usr/bin/time -f "$name: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
       nice -n 15 "$kalah" fair --pits "$pits" --seeds "$seeds" --capture "$capture" \
-      --moved "$moved" --threads 1 --quiet "${db[@]}" --results "$out/$name.all.txt" --list \
+      --moved "$moved" --threads 1 --quiet "${db[@]}" "${tt[@]}" --results "$out/$name.all.txt" --list \
       > "$out/$name.txt"
   done
 done

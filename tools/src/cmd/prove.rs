@@ -248,7 +248,7 @@ fn backing(proof: &Proof, search: &SearchArgs, progress: &Progress) -> Result<Ba
 }
 
 /// The search that answers a proof's units, assembled as `kalah solve`'s (see
-/// `solver::engine`).
+/// `solver::plan`).
 fn solver_for<'a>(
     proof: &Proof,
     back: &'a Backing,
