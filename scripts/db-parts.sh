@@ -13,11 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:-26}
 GIB=${2:-1}
-KALAH=${KALAH:-$PWD/target/release/kalah}
-[[ -x /usr/bin/time ]] || {
-    echo "needs /usr/bin/time (apt-get install time)" >&2
-    exit 1
-}
+# shellcheck source=scripts/db-timing-common.sh
+source scripts/db-timing-common.sh
 if [[ -n ${3:-} ]]; then
     W=$3
     mkdir -p "$W"

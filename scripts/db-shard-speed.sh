@@ -14,11 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 K=${1:-20}
 T=${2:-2}
-KALAH=${KALAH:-$PWD/target/release/kalah}
-[[ -x /usr/bin/time ]] || {
-    echo "needs /usr/bin/time (apt-get install time)" >&2
-    exit 1
-}
+# shellcheck source=scripts/db-timing-common.sh
+source scripts/db-timing-common.sh
 W=$(mktemp -d "${TMPDIR:-/tmp}/kalah-shard-speed.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 

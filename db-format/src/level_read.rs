@@ -67,7 +67,7 @@ enum Check {
 
 impl LevelFile {
     /// Opens the level file `path` (format version 1 or 2), which must hold the level
-    /// (`expected_rules`, `expected_seeds`).
+    /// (`rules`, `seeds`).
     ///
     /// Checks, before mapping anything: magic, version, header fields, rules
     /// ([`DbError::RulesMismatch`], naming both rule sets), seeds
@@ -77,17 +77,8 @@ impl LevelFile {
     /// ([`DbError::ChecksumMismatch`]): read and hashed at the first open, and at later
     /// ones only if the file changed since ([`crate::Stamp`] remembers it), so that no
     /// entry of a damaged file is ever read.
-    pub fn open(
-        path: &Path,
-        expected_rules: &RulesKey,
-        expected_seeds: u32,
-    ) -> Result<LevelFile, DbError> {
-        LevelFile::open_checked(
-            path,
-            Some((expected_rules, expected_seeds)),
-            false,
-            Check::Checksum,
-        )
+    pub fn open(path: &Path, rules: &RulesKey, seeds: u32) -> Result<LevelFile, DbError> {
+        LevelFile::open_checked(path, Some((rules, seeds)), false, Check::Checksum)
     }
 
     /// Opens any valid level file, whatever its rules and seeds (for tools that
@@ -100,17 +91,8 @@ impl LevelFile {
     /// As [`LevelFile::open`], and map every page up front (`MAP_POPULATE`): one pass over
     /// the page tables instead of a page fault at the first random probe of each page,
     /// which is what a search probing the level millions of times wants.
-    pub fn open_populated(
-        path: &Path,
-        expected_rules: &RulesKey,
-        expected_seeds: u32,
-    ) -> Result<LevelFile, DbError> {
-        LevelFile::open_checked(
-            path,
-            Some((expected_rules, expected_seeds)),
-            true,
-            Check::Checksum,
-        )
+    pub fn open_populated(path: &Path, rules: &RulesKey, seeds: u32) -> Result<LevelFile, DbError> {
+        LevelFile::open_checked(path, Some((rules, seeds)), true, Check::Checksum)
     }
 
     /// [`open`](LevelFile::open) with optional expectations.

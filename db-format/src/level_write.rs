@@ -291,44 +291,6 @@ mod tests {
             .collect()
     }
 
-    /// The example file of FORMAT.md, byte for byte: Kalah(1, ·) standard
-    /// rules, 2 seeds on the board, positions [0,2], [1,1], [2,0] worth -2, 0, +2.
-    #[test]
-    fn golden_file_of_format_md() {
-        let dir = tempfile::tempdir().unwrap();
-        let rules = RulesKey::standard(1);
-        let path = write_level(dir.path(), &rules, 2, &[-2, 0, 2], Format::Byte).unwrap();
-        assert_eq!(
-            path.file_name().unwrap(),
-            "m1-standard-single-ccw-skip-either-owner-k002.kdb"
-        );
-        let data = fs::read(&path).unwrap();
-        let hex: Vec<String> = data
-            .chunks(16)
-            .map(|c| {
-                c.iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        let sum = crate::checksum::checksum(&[0xfe, 0x00, 0x02]);
-        assert_eq!(data.len(), 67);
-        assert_eq!(&data[64..], &[0xfe, 0x00, 0x02]);
-        assert_eq!(&data[32..40], &sum.to_le_bytes());
-        assert_eq!(sum, 0x75e6_3233_f7e3_487b);
-        assert_eq!(
-            hex,
-            [
-                "4b 41 4c 41 48 44 42 00 01 00 00 00 01 00 00 00",
-                "00 00 00 02 01 00 00 00 03 00 00 00 00 00 00 00",
-                "7b 48 e3 f7 33 32 e6 75 00 00 00 00 00 00 00 00",
-                "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
-                "fe 00 02",
-            ]
-        );
-    }
-
     #[test]
     fn names() {
         assert_eq!(

@@ -1,7 +1,8 @@
 //! Compact level files (format version 2): what is written reads back, rank by rank and
 //! in order, for levels of every length class and every kind of value sequence; the
 //! writer is deterministic; damage the checksum does not see is found by the checks
-//! behind it, and never makes a reader panic or read an impossible value.
+//! behind it, and never makes a reader panic or read an impossible value. And FORMAT.md's
+//! example files of both versions, byte for byte.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -112,6 +113,24 @@ fn round_trip(
     path
 }
 
+/// The standard rules of Kalah(m, ·) and the entries of their level `k`.
+fn standard_level(m: u8, k: u32) -> (RulesKey, usize) {
+    let n = level_size(2 * usize::from(m), k);
+    (RulesKey::standard(m), n as usize)
+}
+
+/// [`round_trip`] with the default blocks: the file written, opened again as it is.
+fn round_trip_default(
+    dir: &Path,
+    rules: &RulesKey,
+    k: u32,
+    values: &[i8],
+    what: &str,
+) -> LevelFile {
+    let path = round_trip(dir, rules, k, values, CompactOptions::default(), what);
+    LevelFile::open_any(&path).unwrap()
+}
+
 /// m = 1: level k has k + 1 entries, so every length 1..=128 occurs, among them
 /// B - 1, B and B + 1 for B = 32 (k = 30, 31, 32) and level 0's single entry.
 #[test]
@@ -122,14 +141,7 @@ fn every_length_up_to_128_and_every_kind_of_sequence() {
         let n = level_size(2, k) as usize;
         assert_eq!(n, k as usize + 1);
         for (what, values) in sequences(k, n, 0x9e37_79b9 + u64::from(k)) {
-            round_trip(
-                dir.path(),
-                &rules,
-                k,
-                &values,
-                CompactOptions::default(),
-                &format!("k {k} {what}"),
-            );
+            round_trip_default(dir.path(), &rules, k, &values, &format!("k {k} {what}"));
         }
     }
 }
@@ -139,10 +151,9 @@ fn every_length_up_to_128_and_every_kind_of_sequence() {
 #[test]
 fn every_block_and_slot_size() {
     let dir = tempfile::tempdir().unwrap();
-    let rules = RulesKey::standard(2);
     // m = 2, k = 30: 5456 entries, 171 blocks of 32.
     let k = 30;
-    let n = level_size(4, k) as usize;
+    let (rules, n) = standard_level(2, k);
     for block_shift in 3..=6 {
         for slot_shift in 4..=6 {
             let options = CompactOptions {
@@ -164,26 +175,10 @@ fn every_block_and_slot_size() {
     // Uniform values in -30..=30: about 6 bits an entry, so blocks of 32 overflow slots
     // of 16 bytes; a walk: none overflow.
     let (_, uniform) = sequences(k, n, 5).swap_remove(0);
-    let p = round_trip(
-        dir.path(),
-        &rules,
-        k,
-        &uniform,
-        CompactOptions::default(),
-        "uniform",
-    );
-    let f = LevelFile::open_any(&p).unwrap();
+    let f = round_trip_default(dir.path(), &rules, k, &uniform, "uniform");
     assert!(f.header().blocks.unwrap().overflow_len > 0);
     let (_, walk) = sequences(k, n, 5).swap_remove(1);
-    let p = round_trip(
-        dir.path(),
-        &rules,
-        k,
-        &walk,
-        CompactOptions::default(),
-        "walk",
-    );
-    let f = LevelFile::open_any(&p).unwrap();
+    let f = round_trip_default(dir.path(), &rules, k, &walk, "walk");
     assert_eq!(f.header().blocks.unwrap().overflow_len, 0);
 }
 
@@ -192,18 +187,9 @@ fn every_block_and_slot_size() {
 #[test]
 fn a_single_symbol_code() {
     let dir = tempfile::tempdir().unwrap();
-    let rules = RulesKey::standard(2);
     let k = 6;
-    let n = level_size(4, k) as usize;
-    let p = round_trip(
-        dir.path(),
-        &rules,
-        k,
-        &vec![0; n],
-        CompactOptions::default(),
-        "zeros",
-    );
-    let f = LevelFile::open_any(&p).unwrap();
+    let (rules, n) = standard_level(2, k);
+    let f = round_trip_default(dir.path(), &rules, k, &vec![0; n], "zeros");
     let code = f.compact().unwrap();
     let used: Vec<(usize, u8)> = code
         .lengths()
@@ -221,9 +207,8 @@ fn a_single_symbol_code() {
 #[test]
 fn the_writer_is_deterministic_and_streams_from_a_byte_file() {
     let dir = tempfile::tempdir().unwrap();
-    let rules = RulesKey::standard(3);
     let k = 9;
-    let n = level_size(6, k) as usize;
+    let (rules, n) = standard_level(3, k);
     let mut rng = Rng(5);
     let mut v = 0i32;
     let values: Vec<i8> = (0..n)
@@ -323,6 +308,47 @@ fn a_source_that_changes_between_passes_leaves_no_file() {
     ));
 }
 
+/// A file's bytes as FORMAT.md shows them: rows of 16, in hex, separated by spaces.
+fn hex_rows(data: &[u8]) -> Vec<String> {
+    data.chunks(16)
+        .map(|c| {
+            c.iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// The example file of FORMAT.md, byte for byte: Kalah(1, ·) standard rules, 2 seeds on
+/// the board, positions [0,2], [1,1], [2,0] worth -2, 0, +2, one byte each (version 1).
+#[test]
+fn golden_byte_file_of_format_md() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = RulesKey::standard(1);
+    let path = write_level(dir.path(), &rules, 2, &[-2, 0, 2], Format::Byte).unwrap();
+    assert_eq!(
+        path.file_name().unwrap(),
+        "m1-standard-single-ccw-skip-either-owner-k002.kdb"
+    );
+    let data = fs::read(&path).unwrap();
+    let sum = checksum(&[0xfe, 0x00, 0x02]);
+    assert_eq!(data.len(), 67);
+    assert_eq!(&data[64..], &[0xfe, 0x00, 0x02]);
+    assert_eq!(&data[32..40], &sum.to_le_bytes());
+    assert_eq!(sum, 0x75e6_3233_f7e3_487b);
+    assert_eq!(
+        hex_rows(&data),
+        [
+            "4b 41 4c 41 48 44 42 00 01 00 00 00 01 00 00 00",
+            "00 00 00 02 01 00 00 00 03 00 00 00 00 00 00 00",
+            "7b 48 e3 f7 33 32 e6 75 00 00 00 00 00 00 00 00",
+            "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+            "fe 00 02",
+        ]
+    );
+}
+
 /// FORMAT.md's example of a compact file, byte for byte: level 40 of Kalah(1, ·) under
 /// the standard rules (its 41 values from `kalah db build --pits 1 --max-seeds 40`),
 /// default blocks: block 0 overflows its slot, block 1 does not.
@@ -340,17 +366,8 @@ fn golden_compact_file_of_format_md() {
         "m1-standard-single-ccw-skip-either-owner-k040.kdb"
     );
     let data = fs::read(&path).unwrap();
-    let hex: Vec<String> = data
-        .chunks(16)
-        .map(|c| {
-            c.iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
     assert_eq!(&data[32..40], &checksum(&data[HEADER_LEN..]).to_le_bytes());
-    assert_eq!(hex, GOLDEN);
+    assert_eq!(hex_rows(&data), GOLDEN);
     let f = LevelFile::open(&path, &rules, 40).unwrap();
     f.verify().unwrap();
     assert_eq!(

@@ -276,37 +276,36 @@ mod tests {
     }
 
     #[test]
-    fn a_plain_move_passes_the_turn_and_flips_the_board() {
+    fn a_plain_move_flips_the_board_and_a_free_move_keeps_the_view() {
         let g = game(|_| {});
-        // A2: A3, store, B1.
-        let s = g.play(&Board::start(3, 3), 1);
-        assert_eq!(s.next, Next::Other);
-        // Mover 3,0,4 / opponent 4,3,3 → seen from the opponent: 4,3,3 / 3,0,4.
-        assert_eq!(s.board, b3([4, 3, 3, 3, 0, 4]));
-        assert_eq!(s.gain(), 1);
-    }
-
-    #[test]
-    fn free_move_keeps_the_view() {
-        let g = game(|_| {});
-        let s = g.play(&b3([3, 0, 1, 1, 1, 1]), 2);
-        assert_eq!(s.next, Next::Same);
-        assert_eq!(s.board, b3([3, 0, 0, 1, 1, 1]));
-        assert_eq!(s.gain(), 1);
+        for (board, pit, next, after) in [
+            // A2: A3, store, B1. Mover 3,0,4 / opponent 4,3,3 → seen from the opponent:
+            // 4,3,3 / 3,0,4.
+            (Board::start(3, 3), 1, Next::Other, b3([4, 3, 3, 3, 0, 4])),
+            // A3 with 1: the store, a free move.
+            (
+                b3([3, 0, 1, 1, 1, 1]),
+                2,
+                Next::Same,
+                b3([3, 0, 0, 1, 1, 1]),
+            ),
+        ] {
+            let s = g.play(&board, pit);
+            assert_eq!(s.next, next);
+            assert_eq!(s.board, after);
+            assert_eq!(s.gain(), 1);
+        }
     }
 
     #[test]
     fn either_rule_ends_when_any_row_empties_and_refuses_the_free_move() {
-        let g = game(|_| {});
-        // Last seed in the store empties the mover's row: over, no free move.
-        let s = g.play(&b3([0, 0, 1, 2, 2, 2]), 2);
-        assert_eq!(s.next, Next::Over);
-        assert_eq!((s.own_gain, s.opp_gain), (1, 6));
-        // Under `mover` the mover is due to move with an empty row: over as well.
-        let g = game(|r| r.end = EndRule::Mover);
-        let s = g.play(&b3([0, 0, 1, 2, 2, 2]), 2);
-        assert_eq!(s.next, Next::Over);
-        assert_eq!((s.own_gain, s.opp_gain), (1, 6));
+        // Last seed in the store empties the mover's row: over, no free move. Under
+        // `mover` the mover is due to move with an empty row: over as well.
+        for end in [EndRule::Either, EndRule::Mover] {
+            let s = game(|r| r.end = end).play(&b3([0, 0, 1, 2, 2, 2]), 2);
+            assert_eq!(s.next, Next::Over, "{end:?}");
+            assert_eq!((s.own_gain, s.opp_gain), (1, 6), "{end:?}");
+        }
     }
 
     #[test]

@@ -281,14 +281,19 @@ mod tests {
         Board::from_cells(6, &cells)
     }
 
+    /// The mover's row after the sowing, then the opponent's.
+    fn rows(s: &Sown) -> ([u8; 6], [u8; 6]) {
+        let row = |r: &[u8]| <[u8; 6]>::try_from(r).unwrap();
+        (row(s.board.own(6)), row(s.board.opp(6)))
+    }
+
     #[test]
     fn a3_with_four_seeds_ends_in_the_store() {
         // 003: "choose your third pit ... the final seed reaches your store".
         let s = sower(|_| {}).sow(&Board::start(6, 4), 2);
         assert!(s.in_store);
         assert_eq!(s.own_gain, 1);
-        assert_eq!(s.board.own(6), &[4, 4, 0, 5, 5, 5]);
-        assert_eq!(s.board.opp(6), &[4; 6]);
+        assert_eq!(rows(&s), ([4, 4, 0, 5, 5, 5], [4; 6]));
     }
 
     #[test]
@@ -298,8 +303,7 @@ mod tests {
         let s = sower(|_| {}).sow(&b, 0);
         assert_eq!(s.captured, 5);
         assert_eq!(s.own_gain, 5);
-        assert_eq!(s.board.own(6), &[0, 0, 2, 2, 2, 2]);
-        assert_eq!(s.board.opp(6), &[0; 6]);
+        assert_eq!(rows(&s), ([0, 0, 2, 2, 2, 2], [0; 6]));
         assert!(!s.in_store);
     }
 
@@ -353,8 +357,7 @@ mod tests {
         assert_eq!(sw.lap(), 13);
         // Every slot but A1 got one seed; A1 got the last and captured B6 (2 + 1).
         assert_eq!(s.captured, 4);
-        assert_eq!(s.board.own(6), &[0, 1, 1, 1, 1, 1]);
-        assert_eq!(s.board.opp(6), &[1, 1, 1, 1, 1, 0]);
+        assert_eq!(rows(&s), ([0, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 0]));
         assert_eq!(s.own_gain, 5);
         // Fourteen seeds: the lap goes one further, into A2 (occupied by then).
         let s = sw.sow(&b6([14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]), 0);
@@ -371,8 +374,7 @@ mod tests {
     fn the_skipped_store_is_not_a_step() {
         // B6 is the last pit before the opponent's store: with skip the next seed goes to A1.
         let s = sower(|_| {}).sow(&b6([1, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0]), 5);
-        assert_eq!(s.board.own(6), &[2, 0, 0, 0, 0, 0]);
-        assert_eq!(s.board.opp(6), &[1; 6]);
+        assert_eq!(rows(&s), ([2, 0, 0, 0, 0, 0], [1; 6]));
         assert_eq!((s.own_gain, s.opp_gain), (1, 0));
         // With --opp-store sow the opponent's store takes the 8th seed.
         let s = sower(|r| r.opp_store = OppStore::Sow)
@@ -387,8 +389,7 @@ mod tests {
         let sw = sower(|r| r.direction = Direction::Cw);
         // A2 with 2 seeds, clockwise: A1, then B6 (the opponent's store is skipped).
         let s = sw.sow(&b6([0, 2, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]), 1);
-        assert_eq!(s.board.own(6), &[1, 0, 0, 0, 0, 0]);
-        assert_eq!(s.board.opp(6), &[1, 1, 1, 1, 1, 2]);
+        assert_eq!(rows(&s), ([1, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 2]));
         // A1 with 7 seeds: B6..B1 then the own store: a free move.
         let s = sw.sow(&b6([7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), 0);
         assert!(s.in_store);
@@ -406,8 +407,7 @@ mod tests {
         let sw = sower(|r| r.sowing = Sowing::Relay);
         // A5 with 1: A6 (had 1, now 2, lift), store, B1 (had 0): ends in B1.
         let s = sw.sow(&b6([0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0]), 4);
-        assert_eq!(s.board.own(6), &[0, 0, 0, 0, 0, 0]);
-        assert_eq!(s.board.opp(6), &[1, 0, 0, 0, 0, 0]);
+        assert_eq!(rows(&s), ([0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]));
         assert_eq!(s.own_gain, 1);
         assert!(!s.in_store);
         // Relay into the opponent's row: B1 held 2 → lift 3 → B2, B3, B4 (empty): stop.

@@ -257,6 +257,12 @@ fn arb_position() -> impl Strategy<Value = (usize, Position)> {
     })
 }
 
+/// A random position of Kalah(m, ·) ([`arb_position`]) under a random combination of the
+/// rules of Kalah(m, 4).
+fn arb_rules_and_position() -> impl Strategy<Value = (Rules, Position)> {
+    (0..COMBINATIONS, arb_position()).prop_map(|(combo, (m, start))| (rules(combo, m, 4), start))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -273,21 +279,17 @@ proptest! {
 
     #[test]
     fn random_games_from_random_positions(
-        combo in 0..COMBINATIONS,
-        (m, start) in arb_position(),
+        (r, start) in arb_rules_and_position(),
         seed in any::<u64>(),
     ) {
-        let r = rules(combo, m, 4);
         check_game(r, start, seed);
     }
 
     #[test]
     fn mirrored_positions_play_the_same(
-        combo in 0..COMBINATIONS,
-        (m, start) in arb_position(),
+        (r, start) in arb_rules_and_position(),
         seed in any::<u64>(),
     ) {
-        let r = rules(combo, m, 4);
         let game = Game::new(r);
         let mut rng = Rng(seed);
         let mut pos = start;

@@ -87,6 +87,19 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// `Ok` where nothing is `wrong`, else [`CliError::Mismatch`]: `what` and the cases
+    /// named; how `kalah verify` and `kalah bench` end after reporting every case.
+    pub fn unless_mismatched(
+        what: &str,
+        wrong: &[impl std::borrow::Borrow<str>],
+    ) -> Result<(), CliError> {
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(CliError::Mismatch(format!("{what} {}", wrong.join(", "))))
+        }
+    }
+
     /// The process exit status: 2 for bad input, 1 for any other failure.
     pub fn exit_code(&self) -> u8 {
         match self {

@@ -534,17 +534,7 @@ fn a_link_opens_its_own_position_in_a_browser() {
         4
     );
     let (_, api) = server.get(&format!("/api/moves?position={}", enc(k43)));
-    let want: Vec<(String, i64)> = api["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["move"].as_str().unwrap().into(),
-                m["value"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let want = api_moves(&api);
     assert_eq!(shown, want);
     assert!(
         browser

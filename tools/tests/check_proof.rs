@@ -251,6 +251,13 @@ fn records(args: &[&str]) {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// `SCRIPTS restamp OUT DIR check IN`: the records of `input` appended to `out`, stamped
+/// with the check id of the proof directory `dir`.
+fn restamp_for_check(out: &Path, dir: &str, input: &Path) {
+    let (out, input) = (out.to_str().unwrap(), input.to_str().unwrap());
+    records(&["restamp", out, dir, "check", input]);
+}
+
 /// A record writer in Python (XXH3-64 from scripts/kdb.py):
 /// `SCRIPTS write OUT DIR proof|check KIND,KEYHEX,BETA,RESULT...` appends records stamped
 /// with DIR's proof id (the XXH3-64 of the bytes of DIR/proof.txt) or its check id (of
@@ -601,13 +608,7 @@ fn second_answers_confirm_disagree_or_leave_open_each_needed_unit() {
     let checks = d.join("check").join("results");
     std::fs::create_dir_all(&checks).unwrap();
     let (dir, copy) = (d.to_str().unwrap(), checks.join("a.kpr"));
-    records(&[
-        "restamp",
-        copy.to_str().unwrap(),
-        dir,
-        "check",
-        one.to_str().unwrap(),
-    ]);
+    restamp_for_check(&copy, dir, &one);
 
     // Unit B (another board): split in the check, its moves answered by a proof of its
     // board at depth 1 whose records are stamped with the check id.
@@ -631,13 +632,7 @@ fn second_answers_confirm_disagree_or_leave_open_each_needed_unit() {
     let mut children = Vec::new();
     for f in result_files(&sub) {
         children.extend(keys_of(&f));
-        records(&[
-            "restamp",
-            split_file.to_str().unwrap(),
-            dir,
-            "check",
-            f.to_str().unwrap(),
-        ]);
+        restamp_for_check(&split_file, dir, &f);
     }
 
     // Unit C (a third board, not among B's moves): a second answer that says the other

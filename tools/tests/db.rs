@@ -11,7 +11,14 @@ fn kalah() -> Command {
 }
 
 mod common;
+use common::assert_has;
 use common::db::built as build;
+
+/// `command`, which must be refused as a usage error (exit status 2): its standard error.
+fn refusal(command: &mut Command) -> String {
+    let run = command.assert().failure().code(2);
+    String::from_utf8_lossy(&run.get_output().stderr).into_owned()
+}
 
 const K3: &str = "m3-standard-single-ccw-skip-either-owner-k003.kdb";
 
@@ -49,10 +56,7 @@ fn verify_passes_then_reports_a_flipped_byte() {
     fs::write(&path, &bytes).unwrap();
     let (code, stdout, stderr) = failed_verify(dir.path());
     assert_eq!(code, Some(1));
-    assert!(
-        stdout.contains("payload checksum mismatch") && stdout.contains(K3),
-        "{stdout}"
-    );
+    assert_has(&stdout, &["payload checksum mismatch", K3]);
     assert!(stderr.contains("problem(s) found"), "{stderr}");
 }
 
@@ -79,10 +83,7 @@ fn verify_full_re_derives_every_entry_of_every_level() {
     // Sampling: the levels above 100 entries (from level 4, of 126) are samples of 7.
     let sampled =
         common::kalah_stdout(&["db", "verify", d, "--full-up-to", "100", "--sample", "7"]);
-    assert!(
-        sampled.contains("level   9 of [") && sampled.contains("sample of 7 entries"),
-        "{sampled}"
-    );
+    assert_has(&sampled, &["level   9 of [", "sample of 7 entries"]);
     let full = common::kalah_stdout(&["db", "verify", d, "--full"]);
     assert!(!full.contains("sample of"), "{full}");
     // C(k + 5, 5) entries a level, each line with its time and rate.
@@ -92,10 +93,7 @@ fn verify_full_re_derives_every_entry_of_every_level() {
             .lines()
             .find(|l| l.contains(&line))
             .unwrap_or_else(|| panic!("{full}"));
-        assert!(
-            line.contains(&format!("all {n} entries re-derived in ")),
-            "{line}"
-        );
+        assert_has(line, &[&format!("all {n} entries re-derived in ")]);
         assert!(line.contains("M entries/s)"), "{line}");
     }
     assert!(full.contains("levels 0..=9 re-derived and sound"), "{full}");
@@ -120,8 +118,7 @@ fn verify_full_re_derives_every_entry_of_every_level() {
         .get_output()
         .clone();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("WRONG    level   3"), "{stdout}");
-    assert!(stdout.contains("UNVERIFIED level   9"), "{stdout}");
+    assert_has(&stdout, &["WRONG    level   3", "UNVERIFIED level   9"]);
 }
 
 #[test]
@@ -143,10 +140,7 @@ fn truncated_wrong_version_and_wrong_rules_files_are_named() {
     let out = common::db::build(dir.path(), 3, 4, &[]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        err.contains("database is for rules") && err.contains("capture=none"),
-        "{err}"
-    );
+    assert_has(&err, &["database is for rules", "capture=none"]);
 }
 
 #[test]
@@ -154,10 +148,7 @@ fn sharded_build_and_merge_equal_the_whole_build() {
     let whole = tempfile::tempdir().unwrap();
     let sharded = tempfile::tempdir().unwrap();
     let text = build(whole.path(), 4, 9, &[]);
-    assert!(
-        text.contains("level   9:         11440 positions"),
-        "{text}"
-    );
+    assert_has(&text, &["level   9:         11440 positions"]);
     // A database holds every seed count: its rules are named without one.
     assert!(
         text.starts_with("m=4 capture=standard sowing=single direction=ccw"),
@@ -179,10 +170,7 @@ fn sharded_build_and_merge_equal_the_whole_build() {
     assert!(a == b, "merged level differs");
     // Extending the build skips the present levels.
     let text = build(sharded.path(), 4, 10, &[]);
-    assert!(
-        text.contains("level   9: present and verified, skipped"),
-        "{text}"
-    );
+    assert_has(&text, &["level   9: present and verified, skipped"]);
 }
 
 /// `--format byte` writes one byte an entry; `kalah db convert` turns such a database
@@ -197,15 +185,9 @@ fn formats_build_and_convert_both_ways() {
     build(compact.path(), 4, 9, &[]);
     let name = "m4-standard-single-ccw-skip-either-owner-k009.kdb";
     let info = common::kalah_stdout(&["db", "info", bytes.path().join(name).to_str().unwrap()]);
-    assert!(
-        info.contains("version:     1") && info.contains("format:      byte"),
-        "{info}"
-    );
+    assert_has(&info, &["version:     1", "format:      byte"]);
     let info = common::kalah_stdout(&["db", "info", compact.path().join(name).to_str().unwrap()]);
-    assert!(
-        info.contains("version:     2") && info.contains("format:      compact (Huffman"),
-        "{info}"
-    );
+    assert_has(&info, &["version:     2", "format:      compact (Huffman"]);
     let converted = tempfile::tempdir().unwrap();
     let (src, dst) = (
         bytes.path().to_str().unwrap(),
@@ -256,24 +238,11 @@ fn formats_build_and_convert_both_ways() {
         "0,0,1,4/3/2,1,1,0/5/B",
         "3,3,1,2/0/0,0,0,0/0/A",
     ] {
-        let probe = |dir: &Path| {
-            common::kalah_stdout(&[
-                "db",
-                "probe",
-                "--db",
-                dir.to_str().unwrap(),
-                "--position",
-                pos,
-            ])
-        };
+        let probe = |dir: &Path| probe_text(dir, pos);
         assert_eq!(probe(bytes.path()), probe(compact.path()), "{pos}");
         assert_eq!(probe(converted.path()), probe(compact.path()), "{pos}");
     }
-    let bad = kalah()
-        .args(["db", "convert", src, dst, "--format", "nibble"])
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&bad.get_output().stderr).into_owned();
+    let err = refusal(kalah().args(["db", "convert", src, dst, "--format", "nibble"]));
     assert!(err.contains("expected byte or compact"), "{err}");
 }
 
@@ -291,10 +260,7 @@ fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     // North's only move B3 ends the game: North +1, South sweeps 3, so the value is -2
     // for North and the final margin is (3 - 5) + 2 = 0.
-    assert!(
-        text.contains("value:    -2") && text.contains("margin:   +0"),
-        "{text}"
-    );
+    assert_has(&text, &["value:    -2", "margin:   +0"]);
     let out = kalah()
         .args(["db", "probe", "--db"])
         .arg(dir.path())
@@ -313,10 +279,7 @@ fn probe_prints_value_and_margin_and_clockwise_builds_whole_levels() {
     let out = common::db::build(cw.path(), 3, 6, &["--direction", "cw", "--shard", "0/2"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        err.contains("--shard needs counter-clockwise rules"),
-        "{err}"
-    );
+    assert_has(&err, &["--shard needs counter-clockwise rules"]);
 }
 
 /// A shard holds only its splits' boards: a level or shard refused for memory is told
@@ -339,11 +302,9 @@ fn memory_refusals_say_what_sharding_can_do() {
         String::from_utf8(out.get_output().stderr.clone()).unwrap()
     };
     let err = refuse(&[]);
-    assert!(err.contains("level 100 needs"), "{err}");
-    assert!(err.contains("build it in more shards"), "{err}");
+    assert_has(&err, &["level 100 needs", "build it in more shards"]);
     let err = refuse(&["--shard", "0/4"]);
-    assert!(err.contains("shard 0/4 of level 100"), "{err}");
-    assert!(err.contains("build it in more shards"), "{err}");
+    assert_has(&err, &["shard 0/4 of level 100", "build it in more shards"]);
     // 51 splits, 51 shards: shard 0 is the largest split alone.
     let err = refuse(&["--shard", "0/51"]);
     assert!(err.contains("cannot be cut further"), "{err}");
@@ -393,10 +354,7 @@ fn shards_build_side_by_side_but_not_twice() {
     let out = common::db::build(dir.path(), 3, 6, &["--shard", "0/2"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("another build holds") && err.contains("shard-0-of-2.lock"),
-        "{err}"
-    );
+    assert_has(&err, &["another build holds", "shard-0-of-2.lock"]);
     assert!(!dir.path().join(format!("{name}.shard-0-of-2")).exists());
 }
 
@@ -410,16 +368,15 @@ const PROBED: [&str; 6] = [
     "0,0,0,0/20/1,2,0,0/10/A",
 ];
 
+/// `kalah db probe --db DIR --position P`, which must succeed: what it prints.
+fn probe_text(dir: &Path, pos: &str) -> String {
+    let dir = dir.to_str().unwrap();
+    common::kalah_stdout(&["db", "probe", "--db", dir, "--position", pos])
+}
+
 /// `kalah db probe --db DIR --position P`: the (value, margin) it prints.
 fn single_probe(dir: &Path, pos: &str) -> (i64, i64) {
-    let text = common::kalah_stdout(&[
-        "db",
-        "probe",
-        "--db",
-        dir.to_str().unwrap(),
-        "--position",
-        pos,
-    ]);
+    let text = probe_text(dir, pos);
     let field = |name: &str| -> i64 {
         let line = text.lines().find(|l| l.starts_with(name)).unwrap();
         let word = line.split_whitespace().nth(1).unwrap();
@@ -558,7 +515,14 @@ fn info_describes_a_database_directory() {
             .map(|p| fs::metadata(p).unwrap().len())
             .sum()
     };
-    let mib = |b: u64| b.div_ceil(1 << 20);
+    // The fields that close the description: entries, bytes, what the stamp vouches for.
+    let totals =
+        |found: &std::collections::BTreeMap<String, String>, entries: u64, vouches: &str| {
+            assert_eq!(found["entries"], entries.to_string());
+            let b = bytes(dir.path());
+            assert_eq!(found["bytes"], format!("{b} ({} MiB)", b.div_ceil(1 << 20)));
+            assert!(found["verified"].starts_with(vouches), "{found:?}");
+        };
     let entries: u64 = (0..=4).map(|k| db_format::level_size(6, k)).sum();
     let found = info(dir.path());
     assert_eq!(found["directory"], dir.path().display().to_string());
@@ -568,13 +532,7 @@ fn info_describes_a_database_directory() {
     );
     assert_eq!(found["levels"], "0..=4 (5 level files)");
     assert_eq!(found["format"], "compact (levels 0..=4)");
-    assert_eq!(found["entries"], entries.to_string());
-    let b = bytes(dir.path());
-    assert_eq!(found["bytes"], format!("{b} ({} MiB)", mib(b)));
-    assert!(
-        found["verified"].starts_with("no kalah-verified.txt"),
-        "{found:?}"
-    );
+    totals(&found, entries, "no kalah-verified.txt");
     // Levels 3 and 4 in the byte format, level 1 gone, and a stamp that vouches for none.
     kalah()
         .args(["db", "convert", "--format", "byte", "--min-seeds", "3"])
@@ -591,13 +549,8 @@ fn info_describes_a_database_directory() {
         "byte (levels 3..=4), compact (levels 0, 2)"
     );
     let entries = entries - db_format::level_size(6, 1);
-    assert_eq!(found["entries"], entries.to_string());
-    let b = bytes(dir.path());
-    assert_eq!(found["bytes"], format!("{b} ({} MiB)", mib(b)));
-    assert!(
-        found["verified"].starts_with("kalah-verified.txt vouches for 0 of 4 level files"),
-        "{found:?}"
-    );
+    let stamp_says = "kalah-verified.txt vouches for 0 of 4 level files";
+    totals(&found, entries, stamp_says);
     // A single file is still described by its header.
     let one = kalah()
         .args(["db", "info"])
@@ -605,10 +558,7 @@ fn info_describes_a_database_directory() {
         .assert()
         .success();
     let one = String::from_utf8(one.get_output().stdout.clone()).unwrap();
-    assert!(
-        one.contains("format:      byte (one byte an entry)"),
-        "{one}"
-    );
+    assert_has(&one, &["format:      byte (one byte an entry)"]);
 }
 
 /// A refused `kalah db build` leaves no directory behind: neither `--out` nor the
@@ -624,15 +574,13 @@ fn a_refused_build_leaves_no_directory() {
         // The retrograde solver of clockwise rules builds whole levels only.
         &["--max-seeds", "4", "--direction", "cw", "--shard", "0/2"][..],
     ] {
-        let run = kalah()
-            .args(["db", "build", "--pits", "3"])
-            .args(args)
-            .arg("--out")
-            .arg(&out)
-            .assert()
-            .failure()
-            .code(2);
-        let err = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+        let err = refusal(
+            kalah()
+                .args(["db", "build", "--pits", "3"])
+                .args(args)
+                .arg("--out")
+                .arg(&out),
+        );
         assert!(err.starts_with("error: "), "{args:?}: {err}");
         assert!(!top.exists(), "{args:?} left {}", top.display());
     }
@@ -666,8 +614,7 @@ fn a_missing_directory_is_refused_alike_by_every_db_command() {
     let file = tmp.path().join("file");
     fs::write(&file, b"x").unwrap();
     let refused = |args: &[&str], path: &Path, named: &str, says: &str| {
-        let run = kalah().args(args).arg(path).assert().failure().code(2);
-        let err = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+        let err = refusal(kalah().args(args).arg(path));
         let expected = format!("error: {named}{}: {says}", path.display());
         assert!(err.starts_with(&expected), "{args:?}: {err}");
     };
@@ -683,14 +630,7 @@ fn a_missing_directory_is_refused_alike_by_every_db_command() {
     }
     // `convert` checks its source before it makes its destination.
     let dst = tmp.path().join("dst");
-    let run = kalah()
-        .args(["db", "convert"])
-        .arg(&missing)
-        .arg(&dst)
-        .assert()
-        .failure()
-        .code(2);
-    let err = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    let err = refusal(kalah().args(["db", "convert"]).arg(&missing).arg(&dst));
     assert!(err.contains("no such directory"), "{err}");
     assert!(!dst.exists());
 }

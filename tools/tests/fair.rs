@@ -85,17 +85,7 @@ fn a_killed_run_resumes_from_its_results_file() {
     let kept: Vec<&str> = text.lines().take(head_len + 100).collect();
     let cut = format!("{}\n{}", kept.join("\n"), &lines[100][..7]);
     std::fs::write(&path, &cut).unwrap();
-    let out = kalah()
-        .args(["fair", "--pits", "3", "--seeds", "2", "--moved", "2"])
-        .args(["--quiet", "--threads", "2", "--results", file])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = String::from_utf8(out.stdout).unwrap();
+    let report = fair(&["--moved", "2", "--results", file]);
     assert!(report.contains("526 starts (100 read back"), "{report}");
     // The same starts as the whole run, and a whole file again: no line twice, none cut.
     let again = fair(&["--moved", "2", "--json", "--results", file]);

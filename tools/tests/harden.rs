@@ -11,6 +11,7 @@ use assert_cmd::Command;
 use db_format::{file_name, Ranker, RulesKey, HEADER_LEN};
 
 mod common;
+use common::assert_has;
 use common::db::{build, built};
 use common::refused;
 
@@ -76,6 +77,14 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// `command`'s standard output; it must succeed (the output is shown where it does not).
+fn stdout_of_success(command: &mut Command) -> String {
+    let out = command.output().unwrap();
+    let t = text(&out.stdout);
+    assert!(out.status.success(), "{t}");
+    t
+}
+
 #[test]
 fn a_database_built_wrong_is_an_error_saying_it_contradicts_itself() {
     let dir = copy();
@@ -95,9 +104,10 @@ fn a_database_built_wrong_is_an_error_saying_it_contradicts_itself() {
         .code(1);
     let err = text(&out.get_output().stderr);
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains("contradicts itself"), "{err}");
-    assert!(err.contains(POS12), "{err}");
-    assert!(err.contains("the files were built wrong"), "{err}");
+    assert_has(
+        &err,
+        &["contradicts itself", POS12, "the files were built wrong"],
+    );
 }
 
 /// Runs `kalah ARGS DIR` (with `stdin`) and checks that it fails with status 1, an error
@@ -372,10 +382,8 @@ fn shard_and_damaged_level_messages_say_what_they_found() {
     let out = kalah().args(["db", "info"]).arg(&shard).output().unwrap();
     let t = text(&out.stdout) + &text(&out.stderr);
     assert!(out.status.success(), "{t}");
-    assert!(
-        t.contains("shard:       0 of 2") && !t.contains("bad magic"),
-        "{t}"
-    );
+    assert_has(&t, &["shard:       0 of 2"]);
+    assert!(!t.contains("bad magic"), "{t}");
     // Merging shards of two different counts says so.
     let out = kalah()
         .args(["db", "merge", "--dir"])
@@ -384,10 +392,8 @@ fn shard_and_damaged_level_messages_say_what_they_found() {
         .unwrap();
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("different shard counts") && !err.contains("corrupted"),
-        "{err}"
-    );
+    assert_has(&err, &["different shard counts"]);
+    assert!(!err.contains("corrupted"), "{err}");
     // A truncated or bad-magic level under its name: db build says to delete it.
     let k3 = d.join(file_name(&RulesKey::standard(3), 3));
     for damage in [
@@ -508,29 +514,19 @@ fn an_unreadable_db_directory_is_named_as_such() {
 fn values_are_worded_without_signs_that_fight() {
     // North to move, with its future gain read from the database.
     let pos = "2,1,0,1,0,1/10/1,0,2,1,0,3/8/B";
-    let out = kalah()
-        .args(["db", "probe", "--position", pos, "--db"])
-        .arg(pristine())
-        .output()
-        .unwrap();
-    let t = text(&out.stdout);
-    assert!(out.status.success(), "{t}");
-    assert!(
-        t.contains("minus the future gain") && !t.contains("- -") && !t.contains("+ -"),
-        "{t}"
+    let t = stdout_of_success(
+        kalah()
+            .args(["db", "probe", "--position", pos, "--db"])
+            .arg(pristine()),
     );
+    assert_has(&t, &["minus the future gain"]);
+    assert!(!t.contains("- -"), "{t}");
+    assert!(!t.contains("+ -"), "{t}");
     // A side that gains less than its opponent: no "gains -N more".
-    let out = kalah()
-        .args(["solve", "--quiet", "--position"])
-        .arg("0,0,1/0/3,3,3/0/A")
-        .output()
-        .unwrap();
-    let t = text(&out.stdout);
-    assert!(out.status.success(), "{t}");
-    assert!(
-        t.contains("fewer than the opponent") && !t.contains("gains -"),
-        "{t}"
-    );
+    let t =
+        stdout_of_success(kalah().args(["solve", "--quiet", "--position", "0,0,1/0/3,3,3/0/A"]));
+    assert_has(&t, &["fewer than the opponent"]);
+    assert!(!t.contains("gains -"), "{t}");
     let out = kalah()
         .args(["solve", "--position", "99999999999,1,1/0/1,1,1/0/A"])
         .output()
@@ -603,12 +599,31 @@ fn options_a_command_would_ignore_are_refused() {
         .success();
 }
 
-#[test]
-fn prove_options_that_would_check_nothing_or_overflow_are_refused() {
+/// The options of a small, quiet proof: Kalah(3,2).
+const SMALL_PROOF: [&str; 5] = ["--pits", "3", "--seeds", "2", "--quiet"];
+
+/// A temporary directory, and the path in it of a proof directory not yet made.
+fn unmade_proof_dir() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let proof = tmp.path().join("p");
+    (tmp, proof)
+}
+
+/// `kalah prove PROOF` of Kalah(3,2), which must succeed.
+fn prove_small(proof: &Path) {
+    kalah()
+        .arg("prove")
+        .arg(proof)
+        .args(SMALL_PROOF)
+        .assert()
+        .success();
+}
+
+#[test]
+fn prove_options_that_would_check_nothing_or_overflow_are_refused() {
+    let (_tmp, proof) = unmade_proof_dir();
     let p = proof.to_str().unwrap();
-    let small = ["--pits", "3", "--seeds", "2", "--quiet"];
+    let small = SMALL_PROOF;
     // A --db that cannot be used: refused before the proof directory is made.
     refused(
         &[&["prove", p, "--db", "/nonexistent"][..], &small[..]].concat(),
@@ -625,7 +640,7 @@ fn prove_options_that_would_check_nothing_or_overflow_are_refused() {
         "--lease",
     );
     assert!(!proof.exists());
-    kalah().args(["prove", p]).args(small).assert().success();
+    prove_small(&proof);
     // A check that re-solves no unit.
     refused(&["prove", p, "--check", "--sample", "0"], "--sample");
     kalah()
@@ -636,13 +651,8 @@ fn prove_options_that_would_check_nothing_or_overflow_are_refused() {
 
 #[test]
 fn a_named_pipe_in_a_proof_directory_is_refused_not_read() {
-    let tmp = tempfile::tempdir().unwrap();
-    let proof = tmp.path().join("p");
-    kalah()
-        .args(["prove", "--quiet", "--pits", "3", "--seeds", "2"])
-        .arg(&proof)
-        .assert()
-        .success();
+    let (_tmp, proof) = unmade_proof_dir();
+    prove_small(&proof);
     let fifo = |p: &Path| {
         fs::remove_file(p).unwrap();
         fifo(p);
@@ -670,10 +680,7 @@ fn a_named_pipe_in_a_proof_directory_is_refused_not_read() {
     // The manifest.
     fifo(&proof.join("proof.txt"));
     let err = status(&proof);
-    assert!(
-        err.contains("a named pipe") && err.contains("proof.txt"),
-        "{err}"
-    );
+    assert_has(&err, &["a named pipe", "proof.txt"]);
 }
 
 #[test]

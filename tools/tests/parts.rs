@@ -8,7 +8,10 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use tempfile::TempDir;
+
 mod common;
+use common::assert_has;
 use common::db::{build, built};
 
 const LEVEL10: &str = "m4-standard-single-ccw-skip-either-owner-k010.kdb";
@@ -57,22 +60,38 @@ fn assert_same_levels(whole: &Path, dir: &Path) {
 /// a rerun (killed again once it has written the third) keeps them as they were (same
 /// inode, same modification time) and discards the torn files; a part damaged since is
 /// built again; the merged database equals the build in one piece.
-#[test]
-fn killed_parted_build_resumes_without_rebuilding_what_it_finished() {
+/// `kalah db build --pits 4 --max-seeds 10 ARGS` in `d`, which must succeed, print each of
+/// `says` and leave the same levels as the whole build in `whole`.
+fn rebuilt(whole: &Path, d: &Path, args: &[&str], says: &[&str]) {
+    let text = built(d, 4, 10, args);
+    assert_has(&text, says);
+    assert_same_levels(whole, d);
+}
+
+/// Levels 0..=10 of Kalah(4, ·) built whole, which a build in parts must equal byte for
+/// byte, and an empty directory for that build.
+fn whole_and_empty() -> (TempDir, TempDir) {
     let whole = tempfile::tempdir().unwrap();
     built(whole.path(), 4, 10, &[]);
-    let dir = tempfile::tempdir().unwrap();
+    (whole, tempfile::tempdir().unwrap())
+}
+
+#[test]
+fn killed_parted_build_resumes_without_rebuilding_what_it_finished() {
+    let (whole, dir) = whole_and_empty();
     let d = dir.path();
     // Levels 2 and 3 have two splits (2 parts each), 4 to 9 three parts: 22 part files,
     // then two of level 10.
     let out = build(d, 4, 10, &["--parts", "3", "--kill-after-parts", "24"]);
     assert!(killed(&out), "{:?}", out.status);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("plan: levels 2..=10 in parts (--parts 3)"),
-        "{text}"
+    assert_has(
+        &text,
+        &[
+            "plan: levels 2..=10 in parts (--parts 3)",
+            "level  10: part 1/3 ",
+        ],
     );
-    assert!(text.contains("level  10: part 1/3 "), "{text}");
     assert!(d
         .join("m4-standard-single-ccw-skip-either-owner-k009.kdb")
         .exists());
@@ -123,50 +142,31 @@ fn killed_parted_build_resumes_without_rebuilding_what_it_finished() {
     let mut bytes = fs::read(part(d, 1)).unwrap();
     *bytes.last_mut().unwrap() ^= 1;
     fs::write(part(d, 1), &bytes).unwrap();
-    let text = built(d, 4, 10, &["--parts", "3"]);
-    assert!(
-        text.contains("part 1/3 damaged (") && text.contains("checksum"),
-        "{text}"
-    );
-    assert!(
-        text.contains("level  10: part 1/3          6560 positions"),
-        "{text}"
-    );
-    assert!(text.contains("level  10: part 2/3 kept"), "{text}");
-    assert!(
-        text.contains(&format!(
-            "level  10:         19448 positions  3 parts  {LEVEL10}"
-        )),
-        "{text}"
-    );
-    assert_same_levels(whole.path(), d);
+    let says: [&str; 5] = [
+        "part 1/3 damaged (",
+        "checksum",
+        "level  10: part 1/3          6560 positions",
+        "level  10: part 2/3 kept",
+        &format!("level  10:         19448 positions  3 parts  {LEVEL10}"),
+    ];
+    rebuilt(whole.path(), d, &["--parts", "3"], &says);
 }
 
 /// A merged level left in the parts' directory (killed before it was moved) is verified
 /// and moved into place; a level in place whose parts' directory remains has it removed.
 #[test]
 fn a_merged_level_left_behind_is_moved_into_place() {
-    let whole = tempfile::tempdir().unwrap();
-    built(whole.path(), 4, 10, &[]);
-    let dir = tempfile::tempdir().unwrap();
+    let (whole, dir) = whole_and_empty();
     let d = dir.path();
     built(d, 4, 10, &[]);
     fs::create_dir(parts_dir(d)).unwrap();
     fs::rename(d.join(LEVEL10), parts_dir(d).join(LEVEL10)).unwrap();
-    let text = built(d, 4, 10, &[]);
-    assert!(
-        text.contains("level  10: merged by a killed build and verified, moved into place"),
-        "{text}"
-    );
-    assert_same_levels(whole.path(), d);
+    let says = "level  10: merged by a killed build and verified, moved into place";
+    rebuilt(whole.path(), d, &[], &[says]);
     let nine = "m4-standard-single-ccw-skip-either-owner-k009.kdb";
     fs::create_dir(d.join(format!("{nine}.parts"))).unwrap();
-    let text = built(d, 4, 10, &[]);
-    assert!(
-        text.contains("level   9: the parts' directory a killed build left removed"),
-        "{text}"
-    );
-    assert_same_levels(whole.path(), d);
+    let says = "level   9: the parts' directory a killed build left removed";
+    rebuilt(whole.path(), d, &[], &[says]);
     // A parts' directory holding only a torn part (killed in its first part): the level,
     // which the default budget holds, is built in one piece.
     fs::remove_file(d.join(LEVEL10)).unwrap();
@@ -176,12 +176,8 @@ fn a_merged_level_left_behind_is_moved_into_place() {
         b"torn",
     )
     .unwrap();
-    let text = built(d, 4, 10, &[]);
-    assert!(
-        text.contains(&format!("level  10:         19448 positions  {LEVEL10}")),
-        "{text}"
-    );
-    assert_same_levels(whole.path(), d);
+    let says = format!("level  10:         19448 positions  {LEVEL10}");
+    rebuilt(whole.path(), d, &[], &[&says]);
 }
 
 /// The parts on disk fix their level's plan: a rerun whose budget holds them resumes them
@@ -189,9 +185,7 @@ fn a_merged_level_left_behind_is_moved_into_place() {
 /// forced to another count is refused and leaves them.
 #[test]
 fn parts_of_another_count_are_resumed_or_refused() {
-    let whole = tempfile::tempdir().unwrap();
-    built(whole.path(), 4, 10, &[]);
-    let dir = tempfile::tempdir().unwrap();
+    let (whole, dir) = whole_and_empty();
     let d = dir.path();
     built(d, 4, 9, &[]);
     let out = build(d, 4, 10, &["--parts", "3", "--kill-after-parts", "1"]);
@@ -201,13 +195,11 @@ fn parts_of_another_count_are_resumed_or_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("holds level 10 as parts of 3"), "{err}");
     assert_eq!(names(&parts_dir(d)), [format!("{LEVEL10}.shard-0-of-3")]);
-    let text = built(d, 4, 10, &[]);
-    assert!(
-        text.contains("level  10: resumed in the 3 parts of a killed build"),
-        "{text}"
-    );
-    assert!(text.contains("level  10: part 0/3 kept"), "{text}");
-    assert_same_levels(whole.path(), d);
+    let says = [
+        "level  10: resumed in the 3 parts of a killed build",
+        "level  10: part 0/3 kept",
+    ];
+    rebuilt(whole.path(), d, &[], &says);
 }
 
 /// A level whose largest split needs more than half the budget is refused before anything
@@ -219,9 +211,9 @@ fn a_budget_too_small_is_refused_and_the_plan_is_printed() {
     let out = build(dir.path(), 6, 28, &["--memory-gb", "1"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("level 28: its largest split") && err.contains("--memory-gb 1.2 or more"),
-        "{err}"
+    assert_has(
+        &err,
+        &["level 28: its largest split", "--memory-gb 1.2 or more"],
     );
     assert!(!names(dir.path()).iter().any(|n| n.ends_with(".kdb")));
     let out = build(dir.path(), 6, 1, &["--memory-gb", "0"]);

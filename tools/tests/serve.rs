@@ -308,10 +308,7 @@ fn a_search_past_its_budget_says_so_and_shows_no_value() {
     let (status, v) = server.get("/api/moves");
     assert_eq!(status, 503, "{v}");
     assert_eq!(v["status"], "unfinished");
-    assert!(
-        v["error"].as_str().unwrap().contains("budget of 1 s"),
-        "{v}"
-    );
+    error_says(&v, "budget of 1 s");
     assert!(
         v.get("value").is_none() && v.get("best_move").is_none(),
         "{v}"
@@ -337,10 +334,7 @@ fn searches_are_bounded_in_number_and_others_still_answered() {
     let (status, v) = server.get("/api/moves?capture=empty&wait=0");
     assert_eq!(status, 503, "{v}");
     assert_eq!(v["status"], "busy");
-    assert!(
-        v["error"].as_str().unwrap().contains("--max-searches"),
-        "{v}"
-    );
+    error_says(&v, "--max-searches");
     // The same position again joins the running search.
     let (status, v) = server.get("/api/moves?wait=0");
     assert_eq!(status, 202, "{v}");
@@ -424,11 +418,17 @@ fn a_link_to_a_position_of_another_game_opens_that_game() {
         // another position.
         let (status, e) = server.get(&format!("/api/position?seeds=4&position={}", enc(pos)));
         assert_eq!(status, 400, "{e}");
-        assert!(
-            e["error"].as_str().unwrap().contains("holds 24 seeds"),
-            "{e}"
-        );
+        error_says(&e, "holds 24 seeds");
     }
+}
+
+/// Asserts that the JSON answer `v` has an `error` that says `says`.
+#[track_caller]
+fn error_says(v: &Value, says: &str) {
+    let error = v["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error in {v}"));
+    assert!(error.contains(says), "{v}");
 }
 
 /// `kalah prove DIR --status --json`: what the committed proof proves.
@@ -556,16 +556,10 @@ fn fair_starts_are_offered_for_rules_with_a_committed_list() {
     assert_eq!(one["starts"], serde_json::json!([starts[1]]));
     let (status, e) = server.get("/api/fair?pits=4&seeds=3&pick=0");
     assert_eq!(status, 400);
-    assert!(e["error"].as_str().unwrap().contains("pick=0"), "{e}");
+    error_says(&e, "pick=0");
     let (status, e) = server.get("/api/fair?pits=6&seeds=6");
     assert_eq!(status, 404);
-    assert!(
-        e["error"]
-            .as_str()
-            .unwrap()
-            .contains("no committed list of fair starts for Kalah(6,6)"),
-        "{e}"
-    );
+    error_says(&e, "no committed list of fair starts for Kalah(6,6)");
     // The page offers it.
     let (_, html) = server.get_raw("/");
     assert!(html.contains(r#"id="fair""#));

@@ -240,14 +240,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         }
         bar.line(&row)?;
     }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(CliError::Mismatch(format!(
-            "wrong value for {}",
-            wrong.join(", ")
-        )))
-    }
+    CliError::unless_mismatched("wrong value for", &wrong)
 }
 
 #[cfg(test)]

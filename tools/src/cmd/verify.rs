@@ -338,7 +338,7 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
     bar.finish();
     if !a.json {
         let skipped = total - cases.len();
-        let summary = format!(
+        bar.line(&format!(
             "{} of {} cases agree ({:.1}s){}",
             cases.len() - disagree.len(),
             cases.len(),
@@ -348,17 +348,9 @@ pub fn run(a: &VerifyArgs) -> Result<(), CliError> {
             } else {
                 String::new()
             }
-        );
-        bar.line(&summary)?;
+        ))?;
     }
-    if disagree.is_empty() {
-        Ok(())
-    } else {
-        Err(CliError::Mismatch(format!(
-            "our value differs from the published one for {}",
-            disagree.join(", ")
-        )))
-    }
+    CliError::unless_mismatched("our value differs from the published one for", &disagree)
 }
 
 #[cfg(test)]

@@ -249,10 +249,7 @@ fn proved(body: &mut Value, pos: &Position, p: &Proved) {
 /// `GET /api/play?position=P&RULES&move=M` (`M` one move or several separated by spaces,
 /// annotations optional and checked).
 pub async fn play(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
-    match play_inner(&app, query.as_deref()) {
-        Ok(v) => Json(v).into_response(),
-        Err(e) => e.into_response(),
-    }
+    play_inner(&app, query.as_deref()).map(Json).into_response()
 }
 
 fn play_inner(app: &App, query: Option<&str>) -> Result<Value, ApiError> {
@@ -300,10 +297,7 @@ pub async fn position(State(app): State<Arc<App>>, RawQuery(query): RawQuery) ->
 /// `solver::fair::committed`), each with its seeds moved, or with `pick` only the `N`th
 /// (from 1); 404 where no list is committed for the rules.
 pub async fn fair(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
-    match fair_inner(&app, query.as_deref()) {
-        Ok(v) => Json(v).into_response(),
-        Err(e) => e.into_response(),
-    }
+    fair_inner(&app, query.as_deref()).map(Json).into_response()
 }
 
 fn fair_inner(app: &App, query: Option<&str>) -> Result<Value, ApiError> {

@@ -25,6 +25,14 @@ pub fn kalah_stdout(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Asserts that `text` holds each of `parts`, showing the whole text where one is missing.
+#[track_caller]
+pub fn assert_has(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} is missing from:\n{text}");
+    }
+}
+
 /// A running server, stopped when dropped.
 pub struct Server {
     child: Child,
