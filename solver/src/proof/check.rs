@@ -25,11 +25,12 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::dir::{io, record_fits, Proof, ProofError, State};
+use super::dir::{record_fits, Proof, State};
+use super::error::{io, ProofError};
 use super::journal::{self, Kind, Record};
 use super::needed::{needed, NeededUnit};
+use super::task::{Desk, Next, Pending, Serves, Task};
 use super::tree::{FrontEnd, Interval, Knowledge};
-use super::worker::{self, Answer, Desk, Event, Next, Pending, Serves, WorkOptions, WorkSummary};
 use crate::board::Board;
 
 /// The line that, before the manifest's text, makes the check's record id.
@@ -196,23 +197,29 @@ impl<'p> Check<'p> {
         }
     }
 
-    /// Answer the open needed units a second time until each is decided, or until `opts`
-    /// says stop (see [`worker::drive`]): `answer` settles one leaf question of a unit's
-    /// tree. The proof's results are read again each round, so a check may run beside
-    /// the proof's own workers; its needed units are those of what is proved so far.
-    pub fn work(
-        &self,
-        worker: &str,
-        opts: &WorkOptions,
-        answer: &mut Answer<'_>,
-        events: &mut dyn FnMut(Event<'_>),
-    ) -> Result<WorkSummary, ProofError> {
-        let desk = Desk::open(self.results_dir(), self.claims_dir(), self.id)?;
-        worker::drive(worker, &desk, opts, &mut || self.next(), answer, events)
+    /// Each needed unit's record and where it was read, for a report.
+    pub fn origins<'s>(&self, st: &'s State, cs: &CheckState) -> HashMap<usize, (&'s Path, usize)> {
+        cs.units
+            .iter()
+            .map(|u| {
+                let (file, index) = st.origins[u.unit.record];
+                (u.unit.record, (st.paths[file].as_path(), index))
+            })
+            .collect()
+    }
+}
+
+/// A check's work: every open needed unit answered a second time until each is decided.
+/// The proof's results are read again each round, so a check may run beside the proof's
+/// own workers; its needed units are those of what is proved so far. Its questions are
+/// asked in each unit's order, not a search's: no guess orders them.
+impl Task for Check<'_> {
+    fn desk(&self) -> Result<Desk, ProofError> {
+        Desk::open(self.results_dir(), self.claims_dir(), self.id)
     }
 
     /// The open questions of every open needed unit, unit by unit in order.
-    fn next(&self) -> Result<Next, ProofError> {
+    fn next(&self, _guess: &mut dyn FnMut(&Board) -> Option<i32>) -> Result<Next, ProofError> {
         let st = self.proof.load()?;
         let cs = self.load(&st)?;
         let of = cs.units.len();
@@ -240,24 +247,13 @@ impl<'p> Check<'p> {
         warnings.extend(cs.warnings);
         Ok(Next::Open { pending, warnings })
     }
-
-    /// Each needed unit's record and where it was read, for a report.
-    pub fn origins<'s>(&self, st: &'s State, cs: &CheckState) -> HashMap<usize, (&'s Path, usize)> {
-        cs.units
-            .iter()
-            .map(|u| {
-                let (file, index) = st.origins[u.unit.record];
-                (u.unit.record, (st.paths[file].as_path(), index))
-            })
-            .collect()
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proof::testing::{manifest, opts};
-    use crate::proof::{answer, Outcome};
+    use crate::proof::testing::{by_hand, manifest, opts, stopping};
+    use crate::proof::{answer, Outcome, Worker};
     use crate::search::Solver;
     use crate::Capture;
 
@@ -271,14 +267,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let proof = Proof::create(dir.path(), m).unwrap();
         let mut solver = Solver::new(&proof.game, 16).unwrap();
-        let done = proof
-            .work(
-                "w",
-                &opts(),
-                &mut |leaf, beta| Ok(answer(&mut solver, leaf, beta, 2, None)),
-                &mut |_| None,
-                &mut |_| {},
-            )
+        let search = by_hand(|leaf, beta| Ok(answer(&mut solver, leaf, beta, 2, None)));
+        let done = Worker::new("w".into(), opts(), search)
+            .work(&proof, &mut |_| {})
             .unwrap();
         assert!(done.complete);
         (dir, proof)
@@ -303,21 +294,15 @@ mod tests {
             assert_eq!(check.load(&st).unwrap().count(Verdict::Open), units.len());
             // Every third second search stops at the budget: its board splits, and its
             // moves are answered instead, each with a table of its own.
-            let mut calls = 0;
-            let done = check
-                .work(
-                    "c",
-                    &opts(),
-                    &mut |leaf, beta| {
-                        calls += 1;
-                        if calls % 3 == 0 && leaf.seeds > 4 {
-                            return Ok((Outcome::Stopped, 1));
-                        }
-                        let mut fresh = Solver::new(&proof.game, 4).unwrap();
-                        Ok(answer(&mut fresh, leaf, beta, 2, None))
-                    },
-                    &mut |_| {},
-                )
+            let search = stopping(
+                |leaf, beta| {
+                    let mut fresh = Solver::new(&proof.game, 4).unwrap();
+                    answer(&mut fresh, leaf, beta, 2, None)
+                },
+                |calls, leaf| calls % 3 == 0 && leaf.seeds > 4,
+            );
+            let done = Worker::new("c".into(), opts(), search)
+                .work(&check, &mut |_| {})
                 .unwrap();
             assert!(done.complete);
             assert!(done.splits > 0, "Kalah({pits},{seeds}): some unit split");
@@ -340,20 +325,16 @@ mod tests {
         let check = Check::new(&proof);
         // A wrong search: every answer is the opposite extreme of what the unit needs.
         let units = needed(&st);
-        let done = check
-            .work(
-                "c",
-                &opts(),
-                &mut |leaf, beta| {
-                    let u = units.iter().find(|u| u.board == leaf.board);
-                    let lie = match u {
-                        Some(u) if u.yes => beta - 1,
-                        _ => beta,
-                    };
-                    Ok((Outcome::Bound(lie.clamp(-leaf.seeds, leaf.seeds)), 1))
-                },
-                &mut |_| {},
-            )
+        let search = by_hand(|leaf, beta| {
+            let u = units.iter().find(|u| u.board == leaf.board);
+            let lie = match u {
+                Some(u) if u.yes => beta - 1,
+                _ => beta,
+            };
+            Ok((Outcome::Bound(lie.clamp(-leaf.seeds, leaf.seeds)), 1))
+        });
+        let done = Worker::new("c".into(), opts(), search)
+            .work(&check, &mut |_| {})
             .unwrap();
         assert!(done.complete);
         let cs = check.load(&st).unwrap();
@@ -373,16 +354,12 @@ mod tests {
         let check = Check::new(&proof);
         assert_ne!(check.id(), proof.manifest.id());
         let st = proof.load().unwrap();
-        check
-            .work(
-                "c",
-                &opts(),
-                &mut |leaf, beta| {
-                    let mut fresh = Solver::new(&proof.game, 4).unwrap();
-                    Ok(answer(&mut fresh, leaf, beta, 2, None))
-                },
-                &mut |_| {},
-            )
+        let search = by_hand(|leaf, beta| {
+            let mut fresh = Solver::new(&proof.game, 4).unwrap();
+            Ok(answer(&mut fresh, leaf, beta, 2, None))
+        });
+        Worker::new("c".into(), opts(), search)
+            .work(&check, &mut |_| {})
             .unwrap();
         let from = check.results_dir().join("c.kpr");
         std::fs::copy(&from, proof.results_dir().join("c.kpr")).unwrap();

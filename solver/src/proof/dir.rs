@@ -17,10 +17,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::claim::Claims;
-use super::journal::{self, JournalError, Kind, Record};
+use super::error::{io, ProofError};
+use super::journal::{self, Kind, Record};
 use super::manifest::{Manifest, MANIFEST, MAX_DEPTH};
+use super::task::{Desk, Next, Pending, Serves, Task};
 use super::tree::{FrontEnd, Interval, Knowledge, Target};
-use super::worker::{self, Answer, Desk, Event, Next, Pending, Serves, WorkOptions, WorkSummary};
 use crate::board::Board;
 use crate::game::Game;
 use crate::notation::MoveText;
@@ -28,48 +29,6 @@ use crate::position::Position;
 
 const RESULTS: &str = "results";
 const CLAIMS: &str = "claims";
-
-/// Why a proof directory cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ProofError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Journal(#[from] JournalError),
-    #[error("{}: not a proof directory: {reason}", path.display())]
-    Manifest { path: PathBuf, reason: String },
-    #[error("{0}")]
-    Refused(String),
-    #[error("a unit's search could not start: {0}")]
-    Search(String),
-    #[error(
-        "the results contradict each other on board {board}: value >= {lo} and value <= {hi} \
-         (last read from {}); a search or the files are wrong",
-        path.display()
-    )]
-    Contradiction {
-        board: String,
-        lo: i32,
-        hi: i32,
-        path: PathBuf,
-    },
-    #[error(
-        "{}: a record names board {board}, which is not in this proof's front end; the file \
-         was damaged or belongs to another proof",
-        path.display()
-    )]
-    UnknownBoard { board: String, path: PathBuf },
-}
-
-pub(super) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ProofError + '_ {
-    move |source| ProofError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
 
 /// A proof directory, opened.
 pub struct Proof {
@@ -374,32 +333,13 @@ impl Proof {
             hi: a.max(b),
         }
     }
+}
 
-    /// Work on the proof until its root is exact, or until `opts` says stop (see
-    /// [`worker::drive`]). `answer` settles one leaf question (see [`super::answer`]) and
-    /// returns the fail-soft bound and the nodes searched; `guess` orders the front end's
-    /// moves (see [`FrontEnd::questions`]); `events` hears of each unit.
-    ///
-    /// A unit that `answer` reports [`super::Outcome::Stopped`] (its search ran past a budget)
-    /// is recorded as a split: its board's moves become the units, and the search goes on
-    /// with them, its transposition table warm.
-    pub fn work(
-        &self,
-        worker: &str,
-        opts: &WorkOptions,
-        answer: &mut Answer<'_>,
-        guess: &mut dyn FnMut(&Board) -> Option<i32>,
-        events: &mut dyn FnMut(Event<'_>),
-    ) -> Result<WorkSummary, ProofError> {
-        let desk = Desk::open(self.results_dir(), self.dir.join(CLAIMS), self.id)?;
-        worker::drive(
-            worker,
-            &desk,
-            opts,
-            &mut || self.next(guess),
-            answer,
-            events,
-        )
+/// A proof's work: its root settled exactly. A unit that a worker's search stops (past a
+/// budget) is recorded as a split: its board's moves become the units.
+impl Task for Proof {
+    fn desk(&self) -> Result<Desk, ProofError> {
+        Desk::open(self.results_dir(), self.dir.join(CLAIMS), self.id)
     }
 
     /// The open questions of the root's next MTD(f) test, in the front end's order.
@@ -450,31 +390,22 @@ pub(super) fn record_fits(r: &Record, id: u64) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::proof::journal::Journal;
-    use crate::proof::testing::{manifest, opts};
+    use crate::proof::testing::{by_hand, manifest, opts, stopping};
     use crate::proof::worker::unit_name;
-    use crate::proof::{answer, Leaf, Outcome};
+    use crate::proof::{answer, Event, Leaf, WorkOptions, WorkSummary, Worker};
     use crate::search::Solver;
     use crate::Capture;
 
     /// Work with units `stop` says to stop reported as stopped (a budget that ran out),
     /// the others answered by the search; returns the proved root and the summary.
-    fn work(proof: &Proof, stop: &mut dyn FnMut(usize, &Leaf) -> bool) -> (Interval, WorkSummary) {
+    fn work(proof: &Proof, stop: impl FnMut(usize, &Leaf) -> bool) -> (Interval, WorkSummary) {
         let mut solver = Solver::new(&proof.game, 16).unwrap();
-        let mut calls = 0;
-        let summary = proof
-            .work(
-                "w",
-                &opts(),
-                &mut |leaf, beta| {
-                    calls += 1;
-                    if stop(calls, leaf) {
-                        return Ok((Outcome::Stopped, 1));
-                    }
-                    Ok(answer(&mut solver, leaf, beta, 2, None))
-                },
-                &mut |_| None,
-                &mut |_| {},
-            )
+        let search = stopping(
+            move |leaf, beta| answer(&mut solver, leaf, beta, 2, None),
+            stop,
+        );
+        let summary = Worker::new("w".into(), opts(), search)
+            .work(proof, &mut |_| {})
             .unwrap();
         let st = proof.load().unwrap();
         let front = &st.tree.front;
@@ -500,7 +431,7 @@ mod tests {
             let leaves_before = proof.load().unwrap().tree.front.leaves.len();
             // Units 2, 3, 5 and 8 (in the order asked) stopped: their boards split,
             // some of them after answers about them were recorded.
-            let (root, summary) = work(&proof, &mut |i, _| [2, 3, 5, 8].contains(&i));
+            let (root, summary) = work(&proof, |i, _| [2, 3, 5, 8].contains(&i));
             assert!(root.is_exact(), "Kalah({pits},{seeds}) {capture}: {root:?}");
             assert_eq!(root.lo, expect, "Kalah({pits},{seeds}) {capture}");
             assert!(summary.complete);
@@ -531,7 +462,7 @@ mod tests {
         let expect = value(&m);
         let proof = Proof::create(dir.path(), m).unwrap();
         let mut seen = HashSet::new();
-        let (root, summary) = work(&proof, &mut |i, leaf| {
+        let (root, summary) = work(&proof, |i, leaf| {
             i > 3 && leaf.seeds >= 20 && seen.insert(leaf.board.key())
         });
         assert_eq!(root, Interval::exact(expect));
@@ -552,7 +483,7 @@ mod tests {
                 at.iter().any(|t| matches!(t, Target::Leaf(_)))
                     && at.iter().any(|t| matches!(t, Target::Node(_)))
             }));
-            let (root, summary) = work(&proof, &mut |_, _| false);
+            let (root, summary) = work(&proof, |_, _| false);
             assert!(summary.complete);
             assert_eq!(root, Interval::exact(expect), "Kalah({pits},{seeds})");
         }
@@ -570,24 +501,19 @@ mod tests {
             max_units: Some(1),
             ..opts()
         };
-        proof
-            .work(
-                "w",
-                &opts,
-                &mut |leaf, beta| {
-                    // Another worker takes the unit over mid-search.
-                    let name = unit_name(&leaf.board, beta);
-                    std::fs::write(claims.join(name), "worker v\nexpires 99999999999\n").unwrap();
-                    std::thread::sleep(Duration::from_millis(150));
-                    Ok(answer(&mut solver, leaf, beta, 2, None))
-                },
-                &mut |_| None,
-                &mut |ev| {
-                    if let Event::Warning(w) = ev {
-                        warnings.push(w.to_string());
-                    }
-                },
-            )
+        let search = by_hand(|leaf, beta| {
+            // Another worker takes the unit over mid-search.
+            let name = unit_name(&leaf.board, beta);
+            std::fs::write(claims.join(name), "worker v\nexpires 99999999999\n").unwrap();
+            std::thread::sleep(Duration::from_millis(150));
+            Ok(answer(&mut solver, leaf, beta, 2, None))
+        });
+        Worker::new("w".into(), opts, search)
+            .work(&proof, &mut |ev| {
+                if let Event::Warning(w) = ev {
+                    warnings.push(w.to_string());
+                }
+            })
             .unwrap();
         assert!(
             warnings

@@ -18,19 +18,25 @@
 pub mod check;
 pub mod claim;
 pub mod dir;
+pub mod error;
 pub mod estimate;
 pub mod journal;
 pub mod manifest;
 pub mod needed;
+pub mod searcher;
+pub mod task;
 pub mod tree;
 pub mod worker;
 
 pub use check::{Check, CheckState, Verdict};
-pub use dir::{Expanded, FirstMove, Proof, ProofError, State};
+pub use dir::{Expanded, FirstMove, Proof, State};
+pub use error::ProofError;
 pub use manifest::Manifest;
 pub use needed::NeededUnit;
+pub use searcher::{NewSearch, Searcher, Searches};
+pub use task::{Serves, Task};
 pub use tree::{FrontEnd, Interval, Knowledge, Leaf, Question};
-pub use worker::{unit_name, worker_id, Event, Serves, WorkOptions, WorkSummary};
+pub use worker::{unit_name, worker_id, Event, WorkOptions, WorkSummary, Worker};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -142,9 +148,42 @@ fn deepen(solver: &mut Solver<'_>, board: &crate::Board, depth: u8) -> i32 {
 pub(crate) mod testing {
     use std::time::Duration;
 
-    use super::{Manifest, WorkOptions};
+    use super::{Leaf, Manifest, Outcome, ProofError, Searcher, WorkOptions};
     use crate::rules::RulesBuilder;
     use crate::{Capture, Position};
+
+    /// A searcher that answers by `f` and guesses nothing: a search, or a stand-in for one
+    /// that fails in a chosen way.
+    pub fn by_hand<'a>(
+        f: impl FnMut(&Leaf, i32) -> Result<(Outcome, u64), ProofError> + 'a,
+    ) -> Box<dyn Searcher + 'a> {
+        Box::new(ByHand(f))
+    }
+
+    struct ByHand<F>(F);
+
+    impl<F: FnMut(&Leaf, i32) -> Result<(Outcome, u64), ProofError>> Searcher for ByHand<F> {
+        fn answer(&mut self, leaf: &Leaf, beta: i32) -> Result<(Outcome, u64), ProofError> {
+            (self.0)(leaf, beta)
+        }
+    }
+
+    /// A searcher that reports the units `stop` picks (by the 1-based count of units
+    /// asked so far, and the leaf) as stopped at a budget, and answers the others by
+    /// `search`.
+    pub fn stopping<'a>(
+        mut search: impl FnMut(&Leaf, i32) -> (Outcome, u64) + 'a,
+        mut stop: impl FnMut(usize, &Leaf) -> bool + 'a,
+    ) -> Box<dyn Searcher + 'a> {
+        let mut calls = 0;
+        by_hand(move |leaf, beta| {
+            calls += 1;
+            if stop(calls, leaf) {
+                return Ok((Outcome::Stopped, 1));
+            }
+            Ok(search(leaf, beta))
+        })
+    }
 
     /// The manifest of Kalah(pits, seeds) from the start under `capture`, other switches
     /// at their defaults.

@@ -1,6 +1,7 @@
-//! A worker: the loop that takes open units one at a time, answers each with the search
-//! and records the answer, shared by a proof ([`super::Proof::work`]) and by its second
-//! answers ([`super::check::Check::work`]).
+//! A worker: the object that owns the loop which takes open units one at a time, answers
+//! each with its search and records the answer, on a proof ([`super::Proof`]) or on its
+//! second answers ([`super::Check`]) alike (see [`Task`]). Only [`Event`]s go up to the
+//! caller: a unit's search is the [`Searcher`] the worker was given once.
 //!
 //! Each round reads what is proved, lists the open questions most urgent first, claims
 //! the first that nobody holds ([`super::claim`]), reads again to see that it is still
@@ -15,66 +16,56 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::claim::{now_secs, ClaimInfo, Claims};
-use super::dir::{io, ProofError};
+use super::error::{io, ProofError};
 use super::journal::{self, Journal, Kind, Record};
-use super::tree::{Leaf, Question};
+use super::searcher::Searcher;
+use super::task::{Desk, Next, Serves, Task};
+use super::tree::Question;
 use super::{process_cpu_millis, Outcome};
 use crate::board::Board;
 
-/// One open question as a worker sees it: the leaf it asks about, and what it serves.
-#[derive(Clone, Copy, Debug)]
-pub struct Pending {
-    pub leaf: Leaf,
-    pub question: Question,
-    pub serves: Serves,
+/// A worker: its name (which names its results file and its claims), how it runs, and
+/// the search that answers its units.
+pub struct Worker<'s> {
+    name: String,
+    opts: WorkOptions,
+    searcher: Box<dyn Searcher + 's>,
 }
 
-/// What an open question is asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Serves {
-    /// The root's question "gain >= beta?" of a proof.
-    Root { beta: i32 },
-    /// The second answer of needed unit `unit` (of `of`) of a proof's check.
-    Needed { unit: usize, of: usize },
-}
-
-/// How a worker settles one leaf question "value >= beta?" (see [`super::answer`]): the
-/// outcome and the nodes searched, or why its search could not run.
-pub type Answer<'a> = dyn FnMut(&Leaf, i32) -> Result<(Outcome, u64), ProofError> + 'a;
-
-/// What a round finds.
-pub enum Next {
-    /// Nothing is left to settle.
-    Done,
-    /// The open questions, most urgent first, and warnings to show once.
-    Open {
-        pending: Vec<Pending>,
-        warnings: Vec<String>,
-    },
-}
-
-/// Where a worker keeps its claims and records.
-pub struct Desk {
-    /// The results directory: the worker appends to `<worker>.kpr` in it.
-    pub results: PathBuf,
-    pub claims: PathBuf,
-    /// The id stamped on every record.
-    pub id: u64,
-}
-
-impl Desk {
-    /// The desk of records stamped `id`, its folders created where missing: the first
-    /// worker makes them, so that a proof copied from version control (which keeps no
-    /// empty folder) works, and a reader that only opens a proof writes nothing.
-    pub fn open(results: PathBuf, claims: PathBuf, id: u64) -> Result<Desk, ProofError> {
-        for d in [&results, &claims] {
-            std::fs::create_dir_all(d).map_err(io(d))?;
+impl<'s> Worker<'s> {
+    /// A worker named `name` (unique among the workers sharing a directory: see
+    /// [`worker_id`]) that answers its units with `searcher`.
+    pub fn new(name: String, opts: WorkOptions, searcher: Box<dyn Searcher + 's>) -> Worker<'s> {
+        Worker {
+            name,
+            opts,
+            searcher,
         }
-        Ok(Desk {
-            results,
-            claims,
-            id,
-        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Work on `task` until nothing is left to settle, or until the options say stop;
+    /// `events` hears of each unit. A unit that the searcher reports
+    /// [`Outcome::Stopped`] (past a budget) is recorded as a split: the task then lists
+    /// the board's moves in its place. A search that cannot run stops the worker, its
+    /// unit recorded as nothing and released for the next worker.
+    pub fn work(
+        &mut self,
+        task: &dyn Task,
+        events: &mut dyn FnMut(Event<'_>),
+    ) -> Result<WorkSummary, ProofError> {
+        let desk = task.desk()?;
+        drive(
+            &self.name,
+            &desk,
+            &self.opts,
+            task,
+            &mut *self.searcher,
+            events,
+        )
     }
 }
 
@@ -139,19 +130,17 @@ pub enum Event<'a> {
     Warning(&'a str),
 }
 
-/// Work until `next` finds nothing left to settle, or until `opts` says stop. `answer`
-/// settles one leaf question (see [`super::answer`]) and returns the outcome and the
-/// nodes searched, or why its search could not run (the worker then stops, recording
-/// nothing); a unit it reports [`Outcome::Stopped`] (past a budget) is recorded as a
-/// split, after which `next` lists the board's moves in its place.
-pub fn drive(
+/// The worker's loop (see [`Worker::work`]): `task` lists the open questions, ordered by
+/// `searcher`'s guesses, and `searcher` answers them.
+fn drive(
     worker: &str,
     desk: &Desk,
     opts: &WorkOptions,
-    next: &mut dyn FnMut() -> Result<Next, ProofError>,
-    answer: &mut Answer<'_>,
+    task: &dyn Task,
+    searcher: &mut dyn Searcher,
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<WorkSummary, ProofError> {
+    let next = |searcher: &mut dyn Searcher| task.next(&mut |b: &Board| searcher.guess(b));
     let claims = Claims::new(&desk.claims, worker, opts.lease);
     let journal_path = desk
         .results
@@ -160,7 +149,7 @@ pub fn drive(
     let mut summary = WorkSummary::default();
     let mut warned = HashSet::new();
     loop {
-        let pending = match next()? {
+        let pending = match next(searcher)? {
             Next::Done => {
                 summary.complete = true;
                 // Claims left by killed workers on answered units.
@@ -209,7 +198,7 @@ pub fn drive(
             continue;
         };
         // Answered, split or no longer needed between the read above and the claim?
-        let open = match next()? {
+        let open = match next(searcher)? {
             Next::Done => false,
             Next::Open { pending, .. } => pending
                 .iter()
@@ -227,7 +216,9 @@ pub fn drive(
         });
         let t = Instant::now();
         let cpu = process_cpu_millis();
-        let (answered, lost) = with_lease(&claims, &unit, opts.lease, || answer(&p.leaf, q.beta));
+        let (answered, lost) = with_lease(&claims, &unit, opts.lease, || {
+            searcher.answer(&p.leaf, q.beta)
+        });
         let (outcome, nodes) = match answered {
             Ok(a) => a,
             Err(e) => {

@@ -5,8 +5,6 @@
 //! bound, and a value only once its bounds meet.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod second;
@@ -15,7 +13,10 @@ use clap::Args;
 use serde_json::json;
 use solver::notation::MoveText;
 use solver::proof::claim::{now_secs, ClaimInfo};
-use solver::proof::{self, Event, Interval, Manifest, Proof, Question, Serves, State, WorkOptions};
+use solver::proof::{
+    self, Event, Interval, Manifest, Proof, Question, Searches, Serves, State, Task, WorkOptions,
+    Worker,
+};
 use solver::{Position, Rules, Solver};
 
 use crate::args::{resolve, unit_seconds, PositionArg, RulesArgs, SearchArgs};
@@ -253,15 +254,10 @@ fn solver_for<'a>(
     proof: &Proof,
     back: &'a Backing,
     search: &SearchArgs,
-    cancel: Option<Arc<AtomicBool>>,
 ) -> Result<Solver<'a>, CliError> {
     let seeds = proof.manifest.position.board_seeds();
     let table = transposition_table(&proof.manifest.rules, seeds, search.tt_mb)?;
-    let solver = back.searcher(table).map_err(plan_error)?;
-    Ok(match cancel {
-        Some(flag) => solver.with_cancel(flag),
-        None => solver,
-    })
+    back.searcher(table).map_err(plan_error)
 }
 
 /// The root question "gain >= beta" as a final-margin bound, e.g. `margin >= +7`.
@@ -270,12 +266,11 @@ fn root_question(proof: &Proof, beta: i32) -> String {
 }
 
 /// What a worker of either kind sets up before its first unit: its name, its display,
-/// the values behind its searches, and its budget with the flag that stops a unit at it.
+/// the values behind its searches, and how it runs.
 struct Bench {
     worker: String,
     progress: Progress,
     back: Backing,
-    cancel: Arc<AtomicBool>,
     budget: Option<Duration>,
     opts: WorkOptions,
 }
@@ -290,7 +285,6 @@ impl Bench {
             worker,
             progress,
             back,
-            cancel: Arc::new(AtomicBool::new(false)),
             budget: (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds)),
             opts: WorkOptions {
                 lease: Duration::from_secs(a.lease),
@@ -302,47 +296,34 @@ impl Bench {
         })
     }
 
-    /// A search for the units, stopped through the bench's flag where a budget is set.
+    /// A search for the units, its nodes on the display.
     fn solver<'b>(&'b self, a: &ProveArgs, proof: &Proof) -> Result<Solver<'b>, CliError> {
-        let flag = self.budget.map(|_| Arc::clone(&self.cancel));
         Ok(self
             .progress
-            .watch(solver_for(proof, &self.back, &a.search, flag)?))
+            .watch(solver_for(proof, &self.back, &a.search)?))
     }
 
-    /// One unit's answer by `solver`, stopped at the budget.
-    fn answer(
+    /// Work on `task` with `searches` as this bench's worker, its units logged.
+    fn run(
         &self,
-        solver: &mut Solver<'_>,
-        leaf: &proof::Leaf,
-        beta: i32,
-        id_depth: u8,
-    ) -> (proof::Outcome, u64) {
-        let budget = self.budget.map(|b| (b, &*self.cancel));
-        proof::answer(solver, leaf, beta, id_depth, budget)
+        proof: &Proof,
+        task: &dyn Task,
+        searches: Searches<'_>,
+    ) -> Result<proof::WorkSummary, CliError> {
+        let mut log = Log::new(proof, &self.progress);
+        let mut worker = Worker::new(self.worker.clone(), self.opts.clone(), Box::new(searches));
+        let summary = worker.work(task, &mut |ev| log.event(ev))?;
+        self.progress.finish();
+        Ok(summary)
     }
 }
 
+/// Work on the proof with one search, whose table stays warm from unit to unit; built
+/// before the first unit, so that a table refused is refused before any work.
 fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     let bench = Bench::new(a, proof, "proof")?;
-    let id_depth = a.search.max_depth;
-    let mut log = Log::new(proof, &bench.progress);
-    // Each board's shallow value, once a process: the front end's move order.
-    let solver = std::cell::RefCell::new(bench.solver(a, proof)?);
-    let mut shallow = std::collections::HashMap::new();
-    let summary = proof.work(
-        &bench.worker,
-        &bench.opts,
-        &mut |leaf, beta| Ok(bench.answer(&mut solver.borrow_mut(), leaf, beta, id_depth)),
-        &mut |board| {
-            *shallow
-                .entry(board.key())
-                .or_insert_with(|| proof::shallow_value(&mut solver.borrow_mut(), board, id_depth))
-        },
-        &mut |ev| log.event(ev),
-    )?;
-    bench.progress.finish();
-    Ok(summary)
+    let searches = Searches::warm(bench.solver(a, proof)?, a.search.max_depth, bench.budget);
+    bench.run(proof, proof, searches)
 }
 
 /// `--second-answers`: answer every needed unit of the proof again, each search with a
@@ -350,21 +331,13 @@ fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
 /// nothing passes from one unit, or from a stopped search, to another.
 fn second_answers(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     let bench = Bench::new(a, proof, "second-answer")?;
-    let id_depth = a.search.max_depth;
-    let mut log = Log::new(proof, &bench.progress);
-    let summary = proof::Check::new(proof).work(
-        &bench.worker,
-        &bench.opts,
-        &mut |leaf, beta| {
-            let mut fresh = bench
-                .solver(a, proof)
-                .map_err(|e| proof::ProofError::Search(e.to_string()))?;
-            Ok(bench.answer(&mut fresh, leaf, beta, id_depth))
-        },
-        &mut |ev| log.event(ev),
-    )?;
-    bench.progress.finish();
-    Ok(summary)
+    let fresh = || {
+        bench
+            .solver(a, proof)
+            .map_err(|e| proof::ProofError::Search(e.to_string()))
+    };
+    let searches = Searches::fresh(Box::new(fresh), a.search.max_depth, bench.budget);
+    bench.run(proof, &proof::Check::new(proof), searches)
 }
 
 /// A worker's report of its units on the progress display.
@@ -660,7 +633,7 @@ fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
     let root = proof.margins(front.interval(front.root, &st.know));
     let progress = Progress::new(a.quiet, "check");
     let back = backing(proof, &a.search, &progress)?;
-    let mut solver = solver_for(proof, &back, &a.search, None)?;
+    let mut solver = solver_for(proof, &back, &a.search)?;
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
