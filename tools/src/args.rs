@@ -116,6 +116,25 @@ impl GameArgs {
     }
 }
 
+/// The rules, the position and the search options of a command that solves a position
+/// (`solve`, `moves`, `prove`, `estimate`).
+#[derive(Args, Clone, Debug)]
+pub struct ProblemArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub position: PositionArg,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+impl ProblemArgs {
+    /// The rules and the position they give (see [`resolve`]).
+    pub fn resolve(&self) -> Result<(Rules, Position), CliError> {
+        resolve(&self.rules, &self.position)
+    }
+}
+
 /// The position to start from.
 #[derive(Args, Clone, Debug, Default)]
 pub struct PositionArg {

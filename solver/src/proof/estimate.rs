@@ -212,37 +212,45 @@ mod tests {
         }
     }
 
+    /// `test` on Kalah(`pits`,`seeds`)'s start: the game, the start's board, a solver and
+    /// the start's value.
+    fn at_start(pits: usize, seeds: usize, test: impl FnOnce(&Game, Board, &mut Solver<'_>, i32)) {
+        let rules = RulesBuilder::new(pits, seeds).build().unwrap();
+        let game = Game::new(rules);
+        let root = Position::start(&rules).board();
+        let mut solver = Solver::new(&game, 16).unwrap();
+        let v = solver.value(&root);
+        test(&game, root, &mut solver, v);
+    }
+
     /// With the root's question at its true value, every walk's leaf answers as the tree
     /// expects on boards small enough that the depth-limited order is exact: the
     /// questions carried down the paths are the right ones.
     #[test]
     fn leaves_answer_as_the_tree_expects_at_the_true_value() {
         for (pits, seeds) in [(3, 3), (4, 2), (4, 3)] {
-            let rules = RulesBuilder::new(pits, seeds).build().unwrap();
-            let game = Game::new(rules);
-            let root = Position::start(&rules).board();
-            let mut solver = Solver::new(&game, 16).unwrap();
-            let v = solver.value(&root);
-            let mut pick = draws(0x9e37_79b9_7f4a_7c15);
-            for (beta, expect) in [(v, true), (v + 1, false)] {
-                for depth in [0, 1, 3, 6] {
-                    for _ in 0..8 {
-                        let w = Walk::down(&mut solver, &root, beta, expect, depth, 20, &mut pick);
-                        let yes = match w.end {
-                            End::Over { .. } => true,
-                            End::Leaf { leaf, beta, .. } => {
-                                let r = solver.test(&leaf.board, leaf.seeds, beta, EXACT);
-                                r >= beta
+            at_start(pits, seeds, |_, root, solver, v| {
+                let mut pick = draws(0x9e37_79b9_7f4a_7c15);
+                for (beta, expect) in [(v, true), (v + 1, false)] {
+                    for depth in [0, 1, 3, 6] {
+                        for _ in 0..8 {
+                            let w = Walk::down(solver, &root, beta, expect, depth, 20, &mut pick);
+                            let yes = match w.end {
+                                End::Over { .. } => true,
+                                End::Leaf { leaf, beta, .. } => {
+                                    let r = solver.test(&leaf.board, leaf.seeds, beta, EXACT);
+                                    r >= beta
+                                }
+                            };
+                            assert!(w.holds(yes), "Kalah({pits},{seeds}) >= {beta} {w:?}");
+                            if depth == 0 {
+                                assert_eq!(w.weight, 1.0);
+                                assert!(w.path.is_empty());
                             }
-                        };
-                        assert!(w.holds(yes), "Kalah({pits},{seeds}) >= {beta} {w:?}");
-                        if depth == 0 {
-                            assert_eq!(w.weight, 1.0);
-                            assert!(w.path.is_empty());
                         }
                     }
                 }
-            }
+            });
         }
     }
 
@@ -250,39 +258,33 @@ mod tests {
     /// move count, and the draw decides the move.
     #[test]
     fn an_and_node_weighs_its_moves() {
-        let rules = RulesBuilder::new(4, 3).build().unwrap();
-        let game = Game::new(rules);
-        let root = Position::start(&rules).board();
-        let mut solver = Solver::new(&game, 16).unwrap();
-        let v = solver.value(&root);
-        let moves = game.steps(&root).count();
-        for i in 0..moves {
-            let w = Walk::down(&mut solver, &root, v + 1, false, 1, 4, &mut |n| {
-                assert_eq!(n, moves);
-                i
-            });
-            assert_eq!(w.weight, moves as f64);
-            assert_eq!(w.path, vec![game.steps(&root).nth(i).unwrap().0]);
-        }
+        at_start(4, 3, |game, root, solver, v| {
+            let moves = game.steps(&root).count();
+            for i in 0..moves {
+                let w = Walk::down(solver, &root, v + 1, false, 1, 4, &mut |n| {
+                    assert_eq!(n, moves);
+                    i
+                });
+                assert_eq!(w.weight, moves as f64);
+                assert_eq!(w.path, vec![game.steps(&root).nth(i).unwrap().0]);
+            }
+        });
     }
 
     /// The leaf's question is the one a proof's unit asks, answered by [`answer`].
     #[test]
     fn a_leaf_is_a_unit() {
-        let rules = RulesBuilder::new(4, 3).build().unwrap();
-        let game = Game::new(rules);
-        let root = Position::start(&rules).board();
-        let mut solver = Solver::new(&game, 16).unwrap();
-        let v = solver.value(&root);
-        let w = Walk::down(&mut solver, &root, v, true, 0, 4, &mut |_| 0);
-        let End::Leaf { leaf, beta, expect } = w.end else {
-            panic!("the start is not over");
-        };
-        assert_eq!((beta, expect), (v, true));
-        let (Outcome::Bound(r), nodes) = answer(&mut solver, &leaf, beta, 4, None) else {
-            panic!("no budget, no stop");
-        };
-        assert!(r >= beta && nodes > 0);
+        at_start(4, 3, |_, root, solver, v| {
+            let w = Walk::down(solver, &root, v, true, 0, 4, &mut |_| 0);
+            let End::Leaf { leaf, beta, expect } = w.end else {
+                panic!("the start is not over");
+            };
+            assert_eq!((beta, expect), (v, true));
+            let (Outcome::Bound(r), nodes) = answer(solver, &leaf, beta, 4, None) else {
+                panic!("no budget, no stop");
+            };
+            assert!(r >= beta && nodes > 0);
+        });
     }
 
     #[test]

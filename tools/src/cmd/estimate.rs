@@ -18,7 +18,7 @@ use solver::proof::estimate::{End, Tally, Walk};
 use solver::proof::{self, Leaf, Outcome};
 use solver::{Position, Rules, Solver};
 
-use crate::args::{resolve, unit_seconds, PositionArg, RulesArgs, SearchArgs};
+use crate::args::{unit_seconds, ProblemArgs, SearchArgs};
 use crate::draw::Draw;
 use crate::error::CliError;
 use crate::progress::Progress;
@@ -43,11 +43,7 @@ pub const MAX_SAMPLES: u64 = 1_000_000;
 #[derive(Args, Debug)]
 pub struct EstimateArgs {
     #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub position: PositionArg,
-    #[command(flatten)]
-    pub search: SearchArgs,
+    pub problem: ProblemArgs,
     /// The root question: is the final margin at least this? (the proof tree of "yes")
     #[arg(long, value_name = "MARGIN", allow_hyphen_values = true,
           required_unless_present_any = ["at_most", "replay"], conflicts_with = "at_most")]
@@ -99,24 +95,29 @@ struct Sample {
 
 /// `kalah estimate`.
 pub fn run(a: &EstimateArgs) -> Result<(), CliError> {
-    if let Some(dir) = &a.search.db {
+    if let Some(dir) = &a.problem.search.db {
         setup::check_db_dir(dir)?;
     }
     let plan = match &a.replay {
-        Some(file) => Plan::read(file, &a.rules.rules()?)?,
+        Some(file) => Plan::read(file, &a.problem.rules.rules()?)?,
         None => Plan::from_args(a)?,
     };
     let progress = Progress::new(a.quiet, "estimate");
     let back = setup::backing(
         plan.rules,
         plan.root.board_seeds(),
-        &a.search,
+        &a.problem.search,
         true,
         &progress,
     )?;
     let cancel = Arc::new(AtomicBool::new(false));
     let budget = (a.unit_seconds > 0.0).then(|| Duration::from_secs_f64(a.unit_seconds));
-    let mut solver = progress.watch(solver_for(&plan, &back, &a.search, Arc::clone(&cancel))?);
+    let mut solver = progress.watch(solver_for(
+        &plan,
+        &back,
+        &a.problem.search,
+        Arc::clone(&cancel),
+    )?);
     let question = tree_question(&plan.root, plan.beta, plan.expect);
     progress.line(&format!(
         "estimate: the proof tree of \"{question}\" at depth {}, {} walks{}",
@@ -136,7 +137,7 @@ pub fn run(a: &EstimateArgs) -> Result<(), CliError> {
                     plan.beta,
                     plan.expect,
                     plan.depth,
-                    a.search.max_depth,
+                    a.problem.search.max_depth,
                     &mut |n| draw.below(n),
                 );
                 let (path, pos) = path_text(&plan, &w.path);
@@ -174,7 +175,7 @@ pub fn run(a: &EstimateArgs) -> Result<(), CliError> {
                     &mut solver,
                     &leaf,
                     beta,
-                    a.search.max_depth,
+                    a.problem.search.max_depth,
                     budget.map(|b| (b, &*cancel)),
                 );
                 let cpu_seconds = proof::process_cpu_millis().saturating_sub(from) as f64 / 1e3;
@@ -235,7 +236,7 @@ impl Plan {
     }
 
     fn from_args(a: &EstimateArgs) -> Result<Plan, CliError> {
-        let (rules, root) = resolve(&a.rules, &a.position)?;
+        let (rules, root) = a.problem.resolve()?;
         let (sm, sign) = (root.store_margin(), root.to_move.sign());
         // margin = sm + sign * gain: a bound on the margin is one on the mover's gain,
         // "at least" for South's and "at most" for North's.

@@ -19,7 +19,7 @@ use solver::proof::{
 };
 use solver::{Position, Rules, Solver};
 
-use crate::args::{resolve, unit_seconds, PositionArg, RulesArgs, SearchArgs};
+use crate::args::{unit_seconds, ProblemArgs, SearchArgs};
 use crate::error::CliError;
 use crate::progress::Progress;
 use crate::setup::{self, plan_error, transposition_table};
@@ -51,11 +51,7 @@ pub struct ProveArgs {
     /// proof yet, resumed when it does (rules, position and depth given then must match)
     pub dir: PathBuf,
     #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub position: PositionArg,
-    #[command(flatten)]
-    pub search: SearchArgs,
+    pub problem: ProblemArgs,
     /// Plies of the front end, whose leaves are the units of work (on creation)
     /// [default: 2]
     #[arg(long, value_name = "D")]
@@ -114,7 +110,7 @@ pub struct ProveArgs {
 /// `kalah prove`.
 pub fn run(a: &ProveArgs) -> Result<(), CliError> {
     // Before a proof directory is created for a worker that could not start.
-    if let Some(dir) = &a.search.db {
+    if let Some(dir) = &a.problem.search.db {
         setup::check_db_dir(dir)?;
     }
     let proof = if a.status || a.check || a.worker || a.second_answers {
@@ -152,7 +148,7 @@ pub fn run(a: &ProveArgs) -> Result<(), CliError> {
 fn open_matching(a: &ProveArgs) -> Result<Proof, CliError> {
     let proof = Proof::open(&a.dir)?;
     let m = &proof.manifest;
-    let r = &a.rules;
+    let r = &a.problem.rules;
     let any_rule = r.pits.is_some()
         || r.seeds.is_some()
         || r.capture.is_some()
@@ -162,12 +158,12 @@ fn open_matching(a: &ProveArgs) -> Result<Proof, CliError> {
         || r.end.is_some()
         || r.remaining.is_some()
         || r.pie;
-    if any_rule || a.position.position.is_some() {
-        let (rules, pos) = resolve(&a.rules, &a.position)?;
+    if any_rule || a.problem.position.position.is_some() {
+        let (rules, pos) = a.problem.resolve()?;
         if any_rule && rules != m.rules {
             return Err(mismatch(a, format!("rules {rules}"), m.rules.to_string()));
         }
-        if a.position.position.is_some() && pos != m.position {
+        if a.problem.position.position.is_some() && pos != m.position {
             return Err(mismatch(
                 a,
                 format!("position {pos}"),
@@ -198,13 +194,13 @@ fn mismatch(a: &ProveArgs, asked: String, has: String) -> CliError {
 /// Create the proof directory, with the first guess from depth-limited search unless
 /// `--guess` gives one.
 fn create(a: &ProveArgs) -> Result<Proof, CliError> {
-    let (rules, pos) = resolve(&a.rules, &a.position)?;
+    let (rules, pos) = a.problem.resolve()?;
     let guess = match a.guess {
         Some(m) => pos
             .to_move
             .sign()
             .saturating_mul(m.saturating_sub(pos.store_margin())),
-        None => first_guess(&rules, &pos, a.search.max_depth),
+        None => first_guess(&rules, &pos, a.problem.search.max_depth),
     };
     let manifest = Manifest {
         rules,
@@ -279,7 +275,7 @@ impl Bench {
     fn new(a: &ProveArgs, proof: &Proof, what: &str) -> Result<Bench, CliError> {
         let worker = proof::worker_id();
         let progress = Progress::new(a.quiet, &format!("{what} {}", a.dir.display()));
-        let back = backing(proof, &a.search, &progress)?;
+        let back = backing(proof, &a.problem.search, &progress)?;
         progress.line(&format!("{what} worker {worker}"));
         Ok(Bench {
             worker,
@@ -291,7 +287,7 @@ impl Bench {
                 poll: Duration::from_millis(500).min(Duration::from_secs(a.lease) / 2),
                 max_units: a.max_units,
                 wait: true,
-                threads: a.search.threads as u32,
+                threads: a.problem.search.threads as u32,
             },
         })
     }
@@ -300,7 +296,7 @@ impl Bench {
     fn solver<'b>(&'b self, a: &ProveArgs, proof: &Proof) -> Result<Solver<'b>, CliError> {
         Ok(self
             .progress
-            .watch(solver_for(proof, &self.back, &a.search)?))
+            .watch(solver_for(proof, &self.back, &a.problem.search)?))
     }
 
     /// Work on `task` with `searches` as this bench's worker, its units logged.
@@ -322,7 +318,11 @@ impl Bench {
 /// before the first unit, so that a table refused is refused before any work.
 fn work(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, CliError> {
     let bench = Bench::new(a, proof, "proof")?;
-    let searches = Searches::warm(bench.solver(a, proof)?, a.search.max_depth, bench.budget);
+    let searches = Searches::warm(
+        bench.solver(a, proof)?,
+        a.problem.search.max_depth,
+        bench.budget,
+    );
     bench.run(proof, proof, searches)
 }
 
@@ -336,7 +336,7 @@ fn second_answers(a: &ProveArgs, proof: &Proof) -> Result<proof::WorkSummary, Cl
             .solver(a, proof)
             .map_err(|e| proof::ProofError::Search(e.to_string()))
     };
-    let searches = Searches::fresh(Box::new(fresh), a.search.max_depth, bench.budget);
+    let searches = Searches::fresh(Box::new(fresh), a.problem.search.max_depth, bench.budget);
     bench.run(proof, &proof::Check::new(proof), searches)
 }
 
@@ -632,8 +632,8 @@ fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
     let front = &st.tree.front;
     let root = proof.margins(front.interval(front.root, &st.know));
     let progress = Progress::new(a.quiet, "check");
-    let back = backing(proof, &a.search, &progress)?;
-    let mut solver = solver_for(proof, &back, &a.search)?;
+    let back = backing(proof, &a.problem.search, &progress)?;
+    let mut solver = solver_for(proof, &back, &a.problem.search)?;
     let seed = a.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -666,7 +666,7 @@ fn check(a: &ProveArgs, proof: &Proof) -> Result<(), CliError> {
         };
         let (beta, stored) = (rec.beta as i32, rec.result as i32);
         let (proof::Outcome::Bound(again), _) =
-            proof::answer(&mut solver, &leaf, beta, a.search.max_depth, None)
+            proof::answer(&mut solver, &leaf, beta, a.problem.search.max_depth, None)
         else {
             unreachable!("a test without a budget is never stopped");
         };

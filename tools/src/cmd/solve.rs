@@ -14,7 +14,7 @@ use solver::search::tt::EXACT;
 use solver::search::{Event, Iteration};
 use solver::{Position, Probe};
 
-use crate::args::{pie_unused, resolve, PositionArg, RulesArgs, SearchArgs};
+use crate::args::{pie_unused, ProblemArgs};
 use crate::error::CliError;
 use crate::progress::Progress;
 use crate::setup::{backing, checked, plan_error, transposition_table};
@@ -36,11 +36,7 @@ const CYCLIC_PV_LIMIT: usize = 200;
 #[derive(Args, Debug)]
 pub struct MovesArgs {
     #[command(flatten)]
-    pub rules: RulesArgs,
-    #[command(flatten)]
-    pub position: PositionArg,
-    #[command(flatten)]
-    pub search: SearchArgs,
+    pub problem: ProblemArgs,
     /// JSON on stdout instead of the readable report (solve: one object; moves: one object
     /// per move)
     #[arg(long)]
@@ -125,10 +121,16 @@ fn report_iteration(progress: &Progress, pos: &Position, it: &Iteration, start: 
 /// `kalah solve`.
 pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let a = &args.common;
-    let (rules, pos) = resolve(&a.rules, &a.position)?;
+    let (rules, pos) = a.problem.resolve()?;
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
-    let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
-    let back = backing(rules, pos.board_seeds(), &a.search, false, &progress)?;
+    let table = transposition_table(&rules, pos.board_seeds(), a.problem.search.tt_mb)?;
+    let back = backing(
+        rules,
+        pos.board_seeds(),
+        &a.problem.search,
+        false,
+        &progress,
+    )?;
     // The guess is a final margin; the search's is the side to move's future gain (any
     // integer: the search clamps it to the seeds in play).
     let guess = args.guess.map(|m| solver::score::gain(&pos, m));
@@ -136,12 +138,12 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let start = Instant::now();
     let mut test_start = start;
     let found = match &mut engine {
-        Engine::Search(solver) => analysis::solve(solver, &pos, a.search.max_depth, |e| {
+        Engine::Search(solver) => analysis::solve(solver, &pos, a.problem.search.max_depth, |e| {
             report_event(&progress, &pos, e, start, &mut test_start)
         }),
         Engine::Cyclic(o) => analysis::solve_by_oracle(o, &pos, CYCLIC_PV_LIMIT),
     };
-    let dir = a.search.db.as_deref();
+    let dir = a.problem.search.db.as_deref();
     let solution: Solution = checked(&back, found, dir, &pos)?;
     let pie = if rules.pie {
         progress.message("pie rule: solving every whole first turn");
@@ -306,13 +308,19 @@ fn print_pie(p: &PieAnalysis, opener: solver::Side) -> Result<(), CliError> {
 
 /// `kalah moves`.
 pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
-    let (rules, pos) = resolve(&a.rules, &a.position)?;
+    let (rules, pos) = a.problem.resolve()?;
     if rules.pie {
         return Err(pie_unused("moves"));
     }
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
-    let table = transposition_table(&rules, pos.board_seeds(), a.search.tt_mb)?;
-    let back = backing(rules, pos.board_seeds(), &a.search, false, &progress)?;
+    let table = transposition_table(&rules, pos.board_seeds(), a.problem.search.tt_mb)?;
+    let back = backing(
+        rules,
+        pos.board_seeds(),
+        &a.problem.search,
+        false,
+        &progress,
+    )?;
     let start = Instant::now();
     let mut engine = watched(back.engine(table, None).map_err(plan_error)?, &progress);
     // The status says what is searched now, not the last step of the set-up (the endgame
@@ -334,7 +342,7 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
         progress.message(&searching(done));
     });
     progress.finish();
-    checked(&back, Ok(()), a.search.db.as_deref(), &pos)?;
+    checked(&back, Ok(()), a.problem.search.db.as_deref(), &pos)?;
     let seconds = start.elapsed().as_secs_f64();
     if a.json {
         for m in &margins {
