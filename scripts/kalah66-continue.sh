@@ -52,13 +52,32 @@ if [[ -n ${SECOND:-} ]]; then
     mode=(--second-answers)
     kind=.second
 fi
+PROOFS=${PROOFS:-$(for c in $CAPTURES; do printf '6x6-%s ' "$c"; done)}
+# The capture rule of proof $1, from its name.
+capture_of() {
+    local c=${1#6x6-}
+    echo "${c%%-*}"
+}
+for p in $PROOFS; do
+    dir=results/proofs/$p
+    turn=${p#6x6-*-}
+    if [[ ! -e $dir/proof.txt && $turn != "$p" ]]; then
+        c=$(capture_of "$p")
+        pos=$("$KALAH" play --pits 6 --seeds 6 --capture "$c" ${turn//A1/A1+ } |
+            sed -n 's/^position: //p')
+        guess=GUESS_${c}_$turn
+        "$KALAH" prove "$dir" --capture "$c" --position "$pos" --depth 3 \
+            --guess "${!guess:-0}" --init --quiet >/dev/null
+    fi
+done
 records=()
-for c in $CAPTURES; do
+for p in $PROOFS; do
     if [[ -n $kind ]]; then
-        mkdir -p "results/proofs/6x6-$c/check/results"
-        records+=("results/proofs/6x6-$c/check/results")
+        mkdir -p "results/proofs/$p/check/results"
+        records+=("results/proofs/$p/check/results")
     else
-        records+=("results/proofs/6x6-$c/results")
+        records+=("results/proofs/$p/proof.txt" "results/proofs/$p/.gitignore"
+            "results/proofs/$p/results")
     fi
 done
 # Commit the proofs' records, if any was added since the last commit.
@@ -70,7 +89,8 @@ snapshot() {
     fi
 }
 pids=()
-for c in $CAPTURES; do
+for p in $PROOFS; do
+    c=$(capture_of "$p")
     db=()
     if [[ -n ${DB_SEEDS:-} && -z ${DB_READY:-} ]]; then
         nice -n 19 "$KALAH" db build --pits 6 --capture "$c" --max-seeds "$DB_SEEDS" \
@@ -79,7 +99,7 @@ for c in $CAPTURES; do
     if [[ -n ${DB_SEEDS:-} ]]; then
         db=(--db "$DB_DIR/$c" --endgame none)
     fi
-    dir=results/proofs/6x6-$c
+    dir=results/proofs/$p
     for ((i = 1; i <= WORKERS; i++)); do
         log=$dir$kind.log
         ((i == 1)) || log=$dir$kind.$i.log
@@ -116,6 +136,6 @@ if [[ -n $snapper ]]; then
     snapshot "the workers stopped" ||
         echo "kalah66-continue.sh: the last snapshot failed; commit ${records[*]} by hand" >&2
 fi
-for c in $CAPTURES; do
-    "$KALAH" prove results/proofs/6x6-$c --status
+for p in $PROOFS; do
+    "$KALAH" prove "results/proofs/$p" --status
 done

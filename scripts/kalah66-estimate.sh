@@ -9,16 +9,22 @@
 #   ONLY=floor scripts/kalah66-estimate.sh DIR      # the empty-capture floor from DIR's files
 #                                                   # (66-empty-d10-*.json and their
 #                                                   # *-stopped-300.json replays)
+#   ONLY=opening scripts/kalah66-estimate.sh OUT    # Kalah(6,6): whole first turns' questions
+#                                                   # (results/kalah66-opening.md)
 #
 # Each run writes OUT/<name>.json (every walk, and the estimate) and OUT/<name>.err. One
 # search thread a run, `nice -n 5`. KALAH: the binary (default target/release/kalah).
 # SAMPLES_66, DEPTH_66, BUDGET_66: the Kalah(6,6) walks (default 80, 10 and 120 CPU
-# seconds a leaf).
+# seconds a leaf). ONLY=opening: CAPTURE (standard or empty), TURNS (whole first turns,
+# such as "A3 A1+A4"), MARGIN (each turn's questions: at least and at most MARGIN, default
+# 0), SAMPLES, DEPTH, BUDGET (default 10 walks, depth 10, 30 CPU seconds a leaf), DB (the
+# capture rule's on-disk database, probed instead of a table), JOBS (runs at once,
+# default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: ONLY=validate|65|66 scripts/kalah66-estimate.sh OUT_DIR}
 KALAH=${KALAH:-target/release/kalah}
-ONLY=${ONLY:?set ONLY to validate, 65, 66 or floor}
+ONLY=${ONLY:?set ONLY to validate, 65, 66, floor or opening}
 mkdir -p "$OUT"
 if [[ ! -x $KALAH ]]; then
     cargo build --release --locked -p tools
@@ -98,8 +104,28 @@ for q in ("atmost2", "atleast2"):
 print(f"both: at least {total:,.0f} +- {math.sqrt(var):,.0f} CPU s ({total / 86400:.2f} CPU-days)")
 PY
     ;;
+opening)
+    cap=${CAPTURE:?set CAPTURE}
+    db=${DB:?set DB to the database directory of CAPTURE}
+    m=${MARGIN:-0}
+    d=${DEPTH:-10}
+    for t in ${TURNS:?set TURNS}; do
+        pos=$("$KALAH" play --pits 6 --seeds 6 --capture "$cap" ${t//+/+ } |
+            sed -n 's/^position: //p')
+        for q in at-least at-most; do
+            while (($(jobs -rp | wc -l) >= ${JOBS:-2})); do
+                wait -n || true
+            done
+            est "66-$cap-${t//+/}-d$d-${q//-/}$m" --capture "$cap" --position "$pos" \
+                --"$q" "$m" --depth "$d" --samples "${SAMPLES:-10}" --seed 107 \
+                --unit-seconds "${BUDGET:-30}" --db "$db" --endgame none --tt-mb 2048 \
+                --quiet &
+        done
+    done
+    wait
+    ;;
 *)
-    echo "ONLY must be validate, 65, 66 or floor" >&2
+    echo "ONLY must be validate, 65, 66, floor or opening" >&2
     exit 2
     ;;
 esac
