@@ -51,6 +51,21 @@ pub fn transposition_table(
     solver::plan::table(rules, seeds, max_mb).map_err(plan_error)
 }
 
+/// A search's set-up, in the order that keeps memory checks honest: the transposition
+/// table ([`transposition_table`]) allocated first, then the value sources ([`backing`]),
+/// whose memory check then sees the table taken.
+pub fn table_and_backing(
+    rules: Rules,
+    seeds: u32,
+    search: &SearchArgs,
+    search_only: bool,
+    progress: &Progress,
+) -> Result<(Option<Table>, Backing), CliError> {
+    let table = transposition_table(&rules, seeds, search.tt_mb)?;
+    let back = backing(rules, seeds, search, search_only, progress)?;
+    Ok((table, back))
+}
+
 /// `--db DIR` checked before any level is looked for in it: a missing path, a link to
 /// one, a path through a file, a file and an unreadable directory each get their own
 /// message (not "level 0 is missing").

@@ -23,7 +23,7 @@ use solver::{Position, Rules};
 use crate::args::{pie_unused, read_text_file, RulesArgs, SearchArgs};
 use crate::error::CliError;
 use crate::progress::{ListBar, Progress};
-use crate::setup::{backing, checked, plan_error, transposition_table};
+use crate::setup::{checked, plan_error, table_and_backing};
 use crate::view::signed;
 
 /// The most seeds `--moved` may move: four already make millions of starts on six pits.
@@ -227,8 +227,7 @@ pub fn run(a: &FairArgs) -> Result<(), CliError> {
         .transpose()?;
     let all = candidates(&rules, a.moved);
     let progress = Progress::new(a.quiet, &format!("fair starts of {rules}"));
-    let table = transposition_table(&rules, rules.total_seeds(), a.search.tt_mb)?;
-    let back = backing(rules, rules.total_seeds(), &a.search, false, &progress)?;
+    let (table, back) = table_and_backing(rules, rules.total_seeds(), &a.search, false, &progress)?;
     progress.finish();
     let engine = back.engine(table, None).map_err(plan_error)?;
     let t = Instant::now();

@@ -17,7 +17,7 @@ use solver::{Position, Probe};
 use crate::args::{pie_unused, ProblemArgs};
 use crate::error::CliError;
 use crate::progress::Progress;
-use crate::setup::{backing, checked, plan_error, transposition_table};
+use crate::setup::{checked, plan_error, table_and_backing};
 use crate::view::{depth_name, signed};
 
 /// `println!` that returns an error instead of panicking when stdout is closed (for
@@ -123,14 +123,8 @@ pub fn run_solve(args: &SolveArgs) -> Result<(), CliError> {
     let a = &args.common;
     let (rules, pos) = a.problem.resolve()?;
     let progress = Progress::new(a.quiet, &format!("solving {rules}"));
-    let table = transposition_table(&rules, pos.board_seeds(), a.problem.search.tt_mb)?;
-    let back = backing(
-        rules,
-        pos.board_seeds(),
-        &a.problem.search,
-        false,
-        &progress,
-    )?;
+    let search = &a.problem.search;
+    let (table, back) = table_and_backing(rules, pos.board_seeds(), search, false, &progress)?;
     // The guess is a final margin; the search's is the side to move's future gain (any
     // integer: the search clamps it to the seeds in play).
     let guess = args.guess.map(|m| solver::score::gain(&pos, m));
@@ -313,14 +307,8 @@ pub fn run_moves(a: &MovesArgs) -> Result<(), CliError> {
         return Err(pie_unused("moves"));
     }
     let progress = Progress::new(a.quiet, &format!("solving the moves of {pos}"));
-    let table = transposition_table(&rules, pos.board_seeds(), a.problem.search.tt_mb)?;
-    let back = backing(
-        rules,
-        pos.board_seeds(),
-        &a.problem.search,
-        false,
-        &progress,
-    )?;
+    let search = &a.problem.search;
+    let (table, back) = table_and_backing(rules, pos.board_seeds(), search, false, &progress)?;
     let start = Instant::now();
     let mut engine = watched(back.engine(table, None).map_err(plan_error)?, &progress);
     // The status says what is searched now, not the last step of the set-up (the endgame
