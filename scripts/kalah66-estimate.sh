@@ -11,6 +11,8 @@
 #                                                   # *-stopped-300.json replays)
 #   ONLY=opening scripts/kalah66-estimate.sh OUT    # Kalah(6,6): whole first turns' questions
 #                                                   # (results/kalah66-opening.md)
+#   ONLY=67 scripts/kalah66-estimate.sh OUT         # Kalah(6,7): "margin >= MARGIN?"
+#                                                   # (results/kalah67.md)
 #
 # Each run writes OUT/<name>.json (every walk, and the estimate) and OUT/<name>.err. One
 # search thread a run, `nice -n 5`. KALAH: the binary (default target/release/kalah).
@@ -19,12 +21,13 @@
 # such as "A3 A1+A4"), MARGIN (each turn's questions: at least and at most MARGIN, default
 # 0), SAMPLES, DEPTH, BUDGET (default 10 walks, depth 10, 30 CPU seconds a leaf), DB (the
 # capture rule's on-disk database, probed instead of a table), JOBS (runs at once,
-# default 2).
+# default 2). ONLY=67: CAPTURE (default standard), MARGIN (default 0), SAMPLES, DEPTH,
+# BUDGET (default 16 walks, depth 12, 60 CPU seconds a leaf) and DB as for ONLY=opening.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:?usage: ONLY=validate|65|66 scripts/kalah66-estimate.sh OUT_DIR}
 KALAH=${KALAH:-target/release/kalah}
-ONLY=${ONLY:?set ONLY to validate, 65, 66, floor or opening}
+ONLY=${ONLY:?set ONLY to validate, 65, 66, floor, opening or 67}
 mkdir -p "$OUT"
 if [[ ! -x $KALAH ]]; then
     cargo build --release --locked -p tools
@@ -124,8 +127,17 @@ opening)
     done
     wait
     ;;
+67)
+    cap=${CAPTURE:-standard}
+    m=${MARGIN:-0}
+    d=${DEPTH:-12}
+    est "67-$cap-d$d-atleast$m" --pits 6 --seeds 7 --capture "$cap" --at-least "$m" \
+        --depth "$d" --samples "${SAMPLES:-16}" --seed 109 --unit-seconds "${BUDGET:-60}" \
+        --db "${DB:?set DB to the database directory of CAPTURE}" --endgame none \
+        --tt-mb 2048 --quiet
+    ;;
 *)
-    echo "ONLY must be validate, 65, 66, floor or opening" >&2
+    echo "ONLY must be validate, 65, 66, floor, opening or 67" >&2
     exit 2
     ;;
 esac

@@ -57,6 +57,20 @@ pub enum ProofsError {
     },
     #[error(transparent)]
     Proof(#[from] ProofError),
+    /// Two proofs of the same rules whose bounds on one position do not overlap: one of
+    /// them is wrong, and neither may answer.
+    #[error(
+        "{} and {}: their proved bounds on {position} do not overlap ({} <= margin <= {} \
+         against {} <= margin <= {}): one of these proofs is wrong",
+        first.display(), second.display(), a.lo, a.hi, b.lo, b.hi
+    )]
+    Contradiction {
+        first: PathBuf,
+        second: PathBuf,
+        position: Position,
+        a: Interval,
+        b: Interval,
+    },
 }
 
 impl Proofs {
@@ -89,6 +103,7 @@ impl Proofs {
                 proved.push(p);
             }
         }
+        narrow(&mut proved)?;
         Ok(Proofs {
             dir: Some(dir.to_path_buf()),
             proved,
@@ -116,14 +131,15 @@ pub fn default_dir() -> Option<PathBuf> {
         .map(|d| std::fs::canonicalize(&d).unwrap_or(d))
 }
 
-/// What the proof in `dir` proves, as `kalah prove --status` derives it; `None` for a
-/// front end without first moves. Nothing is written: a proof is only read.
+/// What the proof in `dir` proves, as `kalah prove --status` derives it (its moves in pit
+/// order, until [`narrow`] sorts them); `None` for a front end without first moves.
+/// Nothing is written: a proof is only read.
 fn read(dir: &Path) -> Result<Option<Proved>, ProofError> {
     let proof = Proof::open(dir)?;
     let st = proof.load()?;
     let m = &proof.manifest;
     let game = Game::new(m.rules);
-    let mut moves: Vec<ProvedMove> = proof
+    let moves: Vec<ProvedMove> = proof
         .first_moves(&st)
         .into_iter()
         .map(|mv| ProvedMove {
@@ -135,14 +151,6 @@ fn read(dir: &Path) -> Result<Option<Proved>, ProofError> {
     if moves.is_empty() {
         return Ok(None);
     }
-    // Best first for the side to move: the highest upper bound from its side, then the
-    // highest lower bound (an exact best move before moves merely bounded by it).
-    let sign = m.position.to_move.sign();
-    let mover = |iv: &Interval| {
-        let (a, b) = (sign * iv.lo, sign * iv.hi);
-        (a.max(b), a.min(b))
-    };
-    moves.sort_by_key(|mv| std::cmp::Reverse(mover(&mv.margins)));
     Ok(Some(Proved {
         dir: dir.to_path_buf(),
         rules: m.rules,
@@ -150,6 +158,50 @@ fn read(dir: &Path) -> Result<Option<Proved>, ProofError> {
         value: proof.margins(st.tree.front.interval(st.tree.front.root, &st.know)),
         moves,
     }))
+}
+
+/// Best first for the side to move at `pos`: the highest upper bound from its side, then
+/// the highest lower bound (an exact best move before moves merely bounded by it).
+fn best_first(pos: Position, moves: &mut [ProvedMove]) {
+    let sign = pos.to_move.sign();
+    let mover = |iv: &Interval| {
+        let (a, b) = (sign * iv.lo, sign * iv.hi);
+        (a.max(b), a.min(b))
+    };
+    moves.sort_by_key(|mv| std::cmp::Reverse(mover(&mv.margins)));
+}
+
+/// Each first move's bounds narrowed by the proof whose root is the position the move
+/// leads to, under the same rules (the proof of a first move of the Kalah(6,6) start,
+/// say): both bound the same value, so it lies in both, and the move is exact once
+/// either proof makes it so. Bounds that do not overlap are an error.
+fn narrow(proved: &mut [Proved]) -> Result<(), ProofsError> {
+    let roots: Vec<(Rules, Position, Interval, PathBuf)> = proved
+        .iter()
+        .map(|p| (p.rules, p.position, p.value, p.dir.clone()))
+        .collect();
+    for p in proved.iter_mut() {
+        for mv in &mut p.moves {
+            let same =
+                |r: &&(Rules, Position, Interval, PathBuf)| r.0 == p.rules && r.1 == mv.after;
+            for (_, position, value, dir) in roots.iter().filter(same) {
+                let lo = mv.margins.lo.max(value.lo);
+                let hi = mv.margins.hi.min(value.hi);
+                if lo > hi {
+                    return Err(ProofsError::Contradiction {
+                        first: p.dir.clone(),
+                        second: dir.clone(),
+                        position: *position,
+                        a: mv.margins,
+                        b: *value,
+                    });
+                }
+                mv.margins = Interval { lo, hi };
+            }
+        }
+        best_first(p.position, &mut p.moves);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -164,6 +216,74 @@ mod tests {
         assert!(p.proved.is_empty());
         let e = Proofs::load(&dir.path().join("absent")).unwrap_err();
         assert!(e.to_string().contains("cannot list"), "{e}");
+    }
+
+    /// A proof of `pos` proving `value`, with the given first moves' bounds.
+    fn proved(dir: &str, pos: Position, value: Interval, moves: &[(usize, Interval)]) -> Proved {
+        let rules = Rules::kalah(3, 2).unwrap();
+        let game = Game::new(rules);
+        Proved {
+            dir: PathBuf::from(dir),
+            rules,
+            position: pos,
+            value,
+            moves: moves
+                .iter()
+                .map(|&(pit, margins)| {
+                    let (after, step) = pos.play(&game, pit);
+                    ProvedMove {
+                        text: MoveText::annotated(pos.to_move, pit, &step),
+                        margins,
+                        after,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_move_is_narrowed_by_the_proof_of_the_position_it_leads_to() {
+        let rules = Rules::kalah(3, 2).unwrap();
+        let start = Position::start(&rules);
+        let after = |pit| start.play(&Game::new(rules), pit).0;
+        let wide = Interval { lo: -12, hi: 2 };
+        let mut all = vec![
+            proved(
+                "root",
+                start,
+                Interval::exact(2),
+                &[(0, Interval::exact(2)), (1, wide), (2, wide)],
+            ),
+            proved("second", after(1), Interval { lo: -4, hi: 0 }, &[]),
+            proved("third", after(2), Interval::exact(-2), &[]),
+        ];
+        narrow(&mut all).unwrap();
+        let m = |pit: usize| {
+            all[0]
+                .moves
+                .iter()
+                .find(|m| m.text.pit == pit)
+                .unwrap()
+                .margins
+        };
+        assert_eq!(m(1), Interval::exact(2));
+        assert_eq!(m(2), Interval { lo: -4, hi: 0 });
+        assert_eq!(m(3), Interval::exact(-2));
+        // Best first for South: the exact best, then the higher bounds.
+        let order: Vec<usize> = all[0].moves.iter().map(|m| m.text.pit).collect();
+        assert_eq!(order, [1, 2, 3]);
+        // Bounds that cannot both hold are refused, naming both proofs.
+        let mut bad = vec![
+            proved(
+                "root",
+                start,
+                Interval::exact(2),
+                &[(1, Interval { lo: 1, hi: 2 })],
+            ),
+            proved("second", after(1), Interval { lo: -4, hi: 0 }, &[]),
+        ];
+        let e = narrow(&mut bad).unwrap_err();
+        assert!(e.to_string().contains("root and second"), "{e}");
     }
 
     #[test]
