@@ -51,9 +51,9 @@ pub fn transposition_table(
     solver::plan::table(rules, seeds, max_mb).map_err(plan_error)
 }
 
-/// A search's set-up, in the order that keeps memory checks honest: the transposition
-/// table ([`transposition_table`]) allocated first, then the value sources ([`backing`]),
-/// whose memory check then sees the table taken.
+/// A search's set-up: its transposition table ([`transposition_table`]), refused before
+/// any value source is opened or built when it does not fit, then the value sources
+/// ([`backing`]).
 pub fn table_and_backing(
     rules: Rules,
     seeds: u32,
