@@ -3,9 +3,11 @@
 of Kalah(6,6) under both capture rules, from the committed proofs, and the pie rule's
 value as far as they prove it.
 
-    scripts/kalah66-opening.py [KALAH]
+    scripts/kalah66-opening.py [--write FILE] [KALAH]
 
-KALAH: the kalah binary (default target/release/kalah). Each proof is read with `kalah
+KALAH: the kalah binary (default target/release/kalah). --write FILE: put the tables in
+FILE between the lines `<!-- tables: scripts/kalah66-opening.py -->` and `<!-- end of
+tables -->` (results/kalah66-opening.md) instead of printing them. Each proof is read with `kalah
 prove DIR --status --json`; nothing is searched. A turn's bounds are those of its own
 proof (results/proofs/6x6-<capture>-<turn>), narrowed by what the start's proof
 (6x6-<capture>) proves of it: a first move at most the start's value, and each turn
@@ -23,7 +25,12 @@ import subprocess
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-KALAH = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target/release/kalah")
+ARGS = sys.argv[1:]
+WRITE = None
+if ARGS[:1] == ["--write"]:
+    WRITE, ARGS = ARGS[1], ARGS[2:]
+KALAH = ARGS[0] if ARGS else os.path.join(ROOT, "target/release/kalah")
+OUT = []
 PROOFS = os.path.join(ROOT, "results/proofs")
 TURNS = ["A2", "A3", "A4", "A5", "A6", "A1+A2", "A1+A3", "A1+A4", "A1+A5", "A1+A6"]
 # Rawlings (2015), as published: standard capture per-turn bounds; empty capture a value
@@ -35,6 +42,10 @@ RAWLINGS = {
     "empty": {"A1+A2": "+2", "A1+A3": "+2", "A1+A4": "0", "A1+A5": "0", "A1+A6": "0",
               "A2": "+2", "A3": "0", "A4": "0", "A5": "0", "A6": "-2"},
 }
+
+
+def say(text=""):
+    OUT.append(text)
 
 
 def status(name):
@@ -84,12 +95,12 @@ def table(capture):
         bounds[turn] = (lo, hi)
         rows.append(f"| {turn.replace('+', '+ ')} | {shown(lo, hi)} | {units} | {work} | {chk} "
                     f"| {RAWLINGS[capture].get(turn, '')} |")
-    print(f"### {capture} capture (the start: {root['value']:+d}, proved; A1+ "
+    say(f"### {capture} capture (the start: {root['value']:+d}, proved; A1+ "
           f"{shown(*a1)})\n")
-    print("| whole first turn | value (final margin) | units (split) | CPU s (proof + second "
+    say("| whole first turn | value (final margin) | units (split) | CPU s (proof + second "
           "answers) | second answers | Rawlings 2015 |")
-    print("|---|---|---:|---:|---|---|")
-    print("\n".join(rows))
+    say("|---|---|---:|---:|---|---|")
+    say("\n".join(rows))
     # min |v|: a turn proved on one side of 0 reaches at least its bound nearest 0; a
     # turn whose bounds hold 0 may be 0.
     def low_abs(b):
@@ -100,9 +111,18 @@ def table(capture):
     most = min(max(abs(lo), abs(hi)) for lo, hi in bounds.values())
     pie = f"**{-least:+d}**, proved" if least == most else \
         f"{-most:+d} <= pie value <= {-least:+d} (bounds, not proved)"
-    print(f"\nPie rule: South's result {pie}; these rows' proofs and second answers: "
+    say(f"\nPie rule: South's result {pie}; these rows' proofs and second answers: "
           f"{cpu:,.0f} CPU s.\n")
 
 
 for capture in ("standard", "empty"):
     table(capture)
+text = "\n".join(OUT).rstrip("\n") + "\n"
+if WRITE is None:
+    sys.stdout.write(text)
+else:
+    START, END = "<!-- tables: scripts/kalah66-opening.py -->", "<!-- end of tables -->"
+    doc = open(WRITE).read()
+    head, rest = doc.split(START + "\n", 1)
+    tail = rest.split(END + "\n", 1)[1] if END in rest else rest
+    open(WRITE, "w").write(f"{head}{START}\n\n{text}\n{END}\n{tail}")
