@@ -432,6 +432,16 @@ fn error_says(v: &Value, says: &str) {
     assert!(error.contains(says), "{v}");
 }
 
+/// The move named `name` in an `/api/moves` answer.
+fn api_moves_named<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == name)
+        .unwrap_or_else(|| panic!("{name} missing from {v}"))
+}
+
 /// `kalah prove DIR --status --json`: what the committed proof proves.
 fn proof_status(dir: &str) -> Value {
     let out = common::kalah_stdout(&["prove", dir, "--status", "--json"]);
@@ -498,6 +508,40 @@ fn the_kalah66_start_is_answered_from_the_committed_proofs() {
             (&best["exact"], &best["value"]),
             (&Value::Bool(true), &want["value"])
         );
+    }
+    // After A1+ South moves again: answered from the proofs of the turns A1+ A2 .. A1+ A6
+    // where one is committed, at the start proof's value for A1+.
+    for (capture, dir) in [("standard", "6x6-standard"), ("empty", "6x6-empty")] {
+        let start = proof_status(&format!("{proofs}/{dir}"));
+        let a1 = &start["first_moves"][0];
+        assert_eq!(a1["move"], "A1+");
+        let turns: Vec<(usize, Value)> = (2..=6)
+            .filter_map(|k| {
+                let turn = format!("{proofs}/{dir}-A1A{k}");
+                Path::new(&turn)
+                    .join("proof.txt")
+                    .is_file()
+                    .then(|| (k, proof_status(&turn)))
+            })
+            .collect();
+        let (_, v) = server.get(&format!(
+            "/api/moves?pits=6&seeds=6&capture={capture}&position={}&wait=0",
+            enc("0,7,7,7,7,7/1/6,6,6,6,6,6/0/A")
+        ));
+        if turns.is_empty() {
+            assert_ne!(v["status"], "proved", "{v}");
+            continue;
+        }
+        assert_eq!(v["status"], "proved", "{v}");
+        assert_eq!(v["margin_at_least"], a1["margin_at_least"], "{v}");
+        assert_eq!(v["margin_at_most"], a1["margin_at_most"], "{v}");
+        for (k, t) in turns {
+            let m = api_moves_named(&v, &format!("A{k}"));
+            let hi = t["margin_at_most"].as_i64().unwrap();
+            let hi = hi.min(a1["margin_at_most"].as_i64().unwrap());
+            assert_eq!(m["margin_at_least"], t["margin_at_least"], "{m}");
+            assert_eq!(m["margin_at_most"], hi, "{m}");
+        }
     }
     // Anything but exactly a proof's rules and root is not answered from it.
     for q in [

@@ -44,7 +44,10 @@ pub struct ProvedMove {
 pub struct Proofs {
     /// Where they were read from (none: the server has no proofs).
     pub dir: Option<PathBuf>,
+    /// One a proof directory, its root's moves narrowed by the others ([`narrow`]).
     pub proved: Vec<Proved>,
+    /// The positions in the middle of a turn that the proofs answer too ([`turns_on`]).
+    pub turns: Vec<Proved>,
 }
 
 /// Why the proofs could not be read.
@@ -104,16 +107,20 @@ impl Proofs {
             }
         }
         narrow(&mut proved)?;
+        let turns = turns_on(&proved)?;
         Ok(Proofs {
             dir: Some(dir.to_path_buf()),
             proved,
+            turns,
         })
     }
 
-    /// The proof of exactly these rules (pie rule included) and this position, if any.
+    /// What the proofs prove of exactly these rules (pie rule included) and this
+    /// position, if anything: a proof's root, or a position in the middle of a turn.
     pub fn find(&self, rules: &Rules, pos: &Position) -> Option<&Proved> {
         self.proved
             .iter()
+            .chain(&self.turns)
             .find(|p| p.rules == *rules && p.position == *pos)
     }
 }
@@ -204,6 +211,89 @@ fn narrow(proved: &mut [Proved]) -> Result<(), ProofsError> {
     Ok(())
 }
 
+/// The positions in the middle of a turn below a proof's root (the Kalah(6,6) start's
+/// A1+, after which South moves again) that the proofs also answer: one whose own moves
+/// lead to roots of proofs (of the whole first turns A1+ A2 .. A1+ A6, say). Its value is
+/// the free move's interval; each of its moves is narrowed by the proof of the position
+/// it leads to where there is one, and otherwise bounded only by that value (the mover
+/// can do no better than the position is worth). A position with a proof of its own, or
+/// none of whose moves has one, is left out.
+fn turns_on(proved: &[Proved]) -> Result<Vec<Proved>, ProofsError> {
+    let root_of = |rules: &Rules, pos: &Position| {
+        proved
+            .iter()
+            .find(|p| p.rules == *rules && p.position == *pos)
+    };
+    let mut turns: Vec<Proved> = Vec::new();
+    for p in proved {
+        let game = Game::new(p.rules);
+        for mv in &p.moves {
+            let pos = mv.after;
+            let repeated = turns
+                .iter()
+                .any(|t| t.rules == p.rules && t.position == pos);
+            if pos.to_move != p.position.to_move
+                || pos.is_over(&game)
+                || root_of(&p.rules, &pos).is_some()
+                || repeated
+            {
+                continue;
+            }
+            let value = mv.margins;
+            let mut moves = Vec::new();
+            let mut answered = false;
+            let mut mask = game.legal_mask(&pos.board());
+            while mask != 0 {
+                let pit = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let (after, step) = pos.play(&game, pit);
+                let seeds = after.board_seeds() as i32;
+                let (lo, hi) = (after.store_margin() - seeds, after.store_margin() + seeds);
+                let mut margins = match pos.to_move.sign() {
+                    1 => Interval {
+                        lo,
+                        hi: hi.min(value.hi),
+                    },
+                    _ => Interval {
+                        lo: lo.max(value.lo),
+                        hi,
+                    },
+                };
+                if let Some(q) = root_of(&p.rules, &after) {
+                    answered = true;
+                    let (lo, hi) = (margins.lo.max(q.value.lo), margins.hi.min(q.value.hi));
+                    if lo > hi {
+                        return Err(ProofsError::Contradiction {
+                            first: p.dir.clone(),
+                            second: q.dir.clone(),
+                            position: after,
+                            a: margins,
+                            b: q.value,
+                        });
+                    }
+                    margins = Interval { lo, hi };
+                }
+                moves.push(ProvedMove {
+                    text: MoveText::annotated(pos.to_move, pit, &step),
+                    margins,
+                    after,
+                });
+            }
+            if answered {
+                best_first(pos, &mut moves);
+                turns.push(Proved {
+                    dir: p.dir.clone(),
+                    rules: p.rules,
+                    position: pos,
+                    value,
+                    moves,
+                });
+            }
+        }
+    }
+    Ok(turns)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,6 +374,38 @@ mod tests {
         ];
         let e = narrow(&mut bad).unwrap_err();
         assert!(e.to_string().contains("root and second"), "{e}");
+    }
+
+    #[test]
+    fn a_free_move_is_answered_from_the_proofs_of_the_turns_it_leads_to() {
+        // Kalah(3,2): A2 (2 seeds) ends in the store, and South moves again.
+        let rules = Rules::kalah(3, 2).unwrap();
+        let game = Game::new(rules);
+        let start = Position::start(&rules);
+        let mid = start.play(&game, 1).0;
+        assert_eq!(mid.to_move, start.to_move);
+        let a1 = mid.play(&game, 0).0;
+        let mut all = vec![
+            proved(
+                "root",
+                start,
+                Interval::exact(2),
+                &[(1, Interval::exact(2)), (0, Interval { lo: -12, hi: 2 })],
+            ),
+            proved("turn", a1, Interval { lo: 0, hi: 1 }, &[]),
+        ];
+        narrow(&mut all).unwrap();
+        let turns = turns_on(&all).unwrap();
+        assert_eq!(turns.len(), 1);
+        let t = &turns[0];
+        assert_eq!((t.position, t.value), (mid, Interval::exact(2)));
+        // A1 from its proof; A3, without one, at most the position's value.
+        let m = |pit: usize| t.moves.iter().find(|m| m.text.pit == pit).unwrap().margins;
+        assert_eq!(m(1), Interval { lo: 0, hi: 1 });
+        assert_eq!(m(3).hi, 2);
+        assert_eq!(t.moves.len(), 2);
+        // Nothing below the root without a proof of a move there.
+        assert!(turns_on(&all[..1]).unwrap().is_empty());
     }
 
     #[test]
