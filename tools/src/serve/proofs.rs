@@ -44,7 +44,7 @@ pub struct ProvedMove {
 pub struct Proofs {
     /// Where they were read from (none: the server has no proofs).
     pub dir: Option<PathBuf>,
-    /// One a proof directory, its root's moves narrowed by the others ([`narrow`]).
+    /// One for each proof directory, its root's moves narrowed by the others ([`narrow`]).
     pub proved: Vec<Proved>,
     /// The positions in the middle of a turn that the proofs answer too ([`turns_on`]).
     pub turns: Vec<Proved>,
