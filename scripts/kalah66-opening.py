@@ -75,7 +75,7 @@ def table(capture):
     root = status(f"6x6-{capture}")
     first = {m["move"]: (m["margin_at_least"], m["margin_at_most"]) for m in root["first_moves"]}
     a1 = first["A1+"]
-    rows, bounds = [], {}
+    rows, bounds, checks = [], {}, {}
     cpu = 0.0
     for turn in TURNS:
         # A turn after A1+ without a proof of its own: at most A1+, and at least what the
@@ -90,6 +90,7 @@ def table(capture):
             if st["second_answers"]["records"]:
                 work += f' + {st["second_answers"]["cpu_seconds"]:,.0f}'
             chk = second(st)
+            checks[turn] = st["second_answers"]
         else:
             units, work, chk = "not started", "", ""
         bounds[turn] = (lo, hi)
@@ -111,6 +112,22 @@ def table(capture):
     most = min(max(abs(lo), abs(hi)) for lo, hi in bounds.values())
     pie = f"**{-least:+d}**, proved" if least == most else \
         f"{-most:+d} <= pie value <= {-least:+d} (bounds, not proved)"
+    if least == most:
+        # The turns that settle it: proved exactly |v| = least. The value is certified
+        # only once each of them has every needed unit answered twice, none disagreeing.
+        settle = [t for t, (lo, hi) in bounds.items() if lo == hi and abs(lo) == least]
+        if least == 0 and settle:
+            settle = settle[:1]
+        parts = []
+        for t in settle:
+            s = checks.get(t)
+            done = s is not None and s["needed"] > 0 and s["confirmed"] == s["needed"] \
+                and not s["disagree"]
+            parts.append(f"{t.replace('+', '+ ')} = {bounds[t][0]:+d}, " +
+                         ("every needed unit answered twice" if done else
+                          "second answers not complete, so not yet certified"))
+        if settle:
+            pie += f" by the search ({'; '.join(parts)})"
     say(f"\nPie rule: South's result {pie}; these rows' proofs and second answers: "
           f"{cpu:,.0f} CPU s.\n")
 
