@@ -115,16 +115,19 @@ def table(capture):
     if least == most:
         # The turns that settle it: proved exactly |v| = least. The value is certified
         # only once each of them has every needed unit answered twice, none disagreeing.
+        def certified(t):
+            s = checks.get(t)
+            return s is not None and s["needed"] > 0 and s["confirmed"] == s["needed"] \
+                and not s["disagree"]
+
         settle = [t for t, (lo, hi) in bounds.items() if lo == hi and abs(lo) == least]
         if least == 0 and settle:
-            settle = settle[:1]
+            # One turn worth 0 settles it: name a certified one where there is one.
+            settle = sorted(settle, key=lambda t: not certified(t))[:1]
         parts = []
         for t in settle:
-            s = checks.get(t)
-            done = s is not None and s["needed"] > 0 and s["confirmed"] == s["needed"] \
-                and not s["disagree"]
             parts.append(f"{t.replace('+', '+ ')} = {bounds[t][0]:+d}, " +
-                         ("every needed unit answered twice" if done else
+                         ("every needed unit answered twice" if certified(t) else
                           "second answers not complete, so not yet certified"))
         if settle:
             pie += f" by the search ({'; '.join(parts)})"
