@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lists of fair starts in results/raw/fair/ (see results/fair.md): for each board and
-# capture rule given, `kalah fair` on one thread at nice 15, its results file (every start's
+# capture rule given, `kalah fair` on one thread (THREADS) at nice 15, its results file (every start's
 # verdict, resumable: a killed run rerun goes on where it stopped) in NAME.all.txt, the
 # list of fair starts in NAME.txt and its GNU time figures on stderr.
 #
@@ -11,6 +11,7 @@
 #                                    # (`kalah db build --pits 6 --capture RULE ...`)
 #   CAPTURES=empty scripts/fair.sh 6x5   # one capture rule only
 #   TT_MB=4096 scripts/fair.sh 6x5       # a larger transposition table (shared by all starts)
+#   THREADS=2 scripts/fair.sh 6x5        # two starts settled at once (default one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kalah=${KALAH_BIN:-target/release/kalah}
@@ -31,7 +32,7 @@ for size in "$@"; do
     echo "$name:" >&2
     /usr/bin/time -f "$name: %e s wall, %U s user, %S s sys, %M KiB max RSS" \
       nice -n 15 "$kalah" fair --pits "$pits" --seeds "$seeds" --capture "$capture" \
-      --moved "$moved" --threads 1 --quiet "${db[@]}" "${tt[@]}" --results "$out/$name.all.txt" --list \
+      --moved "$moved" --threads "${THREADS:-1}" --quiet "${db[@]}" "${tt[@]}" --results "$out/$name.all.txt" --list \
       > "$out/$name.txt"
   done
 done
