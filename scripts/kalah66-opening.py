@@ -122,8 +122,8 @@ def table(capture):
 
         settle = [t for t, (lo, hi) in bounds.items() if lo == hi and abs(lo) == least]
         if least == 0 and settle:
-            # One turn worth 0 settles it: name a certified one where there is one.
-            settle = sorted(settle, key=lambda t: not certified(t))[:1]
+            # One turn worth 0 settles it: name the certified ones, else the first.
+            settle = [t for t in settle if certified(t)] or settle[:1]
         parts = []
         for t in settle:
             parts.append(f"{t.replace('+', '+ ')} = {bounds[t][0]:+d}, " +
