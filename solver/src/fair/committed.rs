@@ -51,8 +51,9 @@ const LISTS: &[&str] = &[
     include_str!("../../../results/raw/fair/kalah62-empty-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah63-standard-moved2.txt"),
     include_str!("../../../results/raw/fair/kalah63-empty-moved2.txt"),
-    include_str!("../../../results/raw/fair/kalah64-standard-moved1.txt"),
-    include_str!("../../../results/raw/fair/kalah64-empty-moved1.txt"),
+    include_str!("../../../results/raw/fair/kalah64-standard-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah64-empty-moved2.txt"),
+    include_str!("../../../results/raw/fair/kalah65-empty-moved2.txt"),
 ];
 
 /// Every committed list, parsed.
