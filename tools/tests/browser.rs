@@ -612,6 +612,16 @@ fn api_rows(v: &Value) -> Vec<(String, bool, i64, i64)> {
         .collect()
 }
 
+/// A margin as the page writes it (`signed` in page.js): a sign above 0 only, so a draw
+/// reads "0".
+fn signed(v: i64) -> String {
+    if v > 0 {
+        format!("+{v}")
+    } else {
+        v.to_string()
+    }
+}
+
 /// The start of Kalah(6,6) from the committed proofs: their values, and each first move
 /// exact or labelled as bounds, as the API gives them (`tools/tests/serve.rs` ties those
 /// to `kalah prove --status`).
@@ -635,7 +645,9 @@ fn the_kalah66_start_from_the_proofs_in_a_browser() {
         let v = api["value"].as_i64().unwrap();
         let text = browser.js("return document.getElementById('value').textContent");
         assert!(
-            text.as_str().unwrap().contains(&format!("{v:+}, proved")),
+            text.as_str()
+                .unwrap()
+                .contains(&format!("{}, proved", signed(v))),
             "{text}"
         );
         // Each row says what it is: a bounded move's margin is a range marked "bounds";
@@ -652,13 +664,21 @@ fn the_kalah66_start_from_the_proofs_in_a_browser() {
             ));
             if *exact {
                 assert!(!row.contains("bounds"), "{row}");
-                assert_eq!(badge, json!([format!("{lo:+}"), false]), "{m}");
+                assert_eq!(badge, json!([signed(*lo), false]), "{m}");
+                // An exact value whose second answers are not complete says so.
+                let certified = api["moves"][i]["certified"] == true;
+                assert_eq!(row.contains("not yet certified"), !certified, "{row}");
             } else {
                 assert!(
-                    row.contains("bounds") && row.contains(&format!("{lo:+} to {hi:+}")),
+                    row.contains("bounds")
+                        && row.contains(&format!("{} to {}", signed(*lo), signed(*hi))),
                     "{row}"
                 );
-                assert_eq!(badge, json!([format!("{lo:+}\u{2026}{hi:+}"), true]), "{m}");
+                assert_eq!(
+                    badge,
+                    json!([format!("{}\u{2026}{}", signed(*lo), signed(*hi)), true]),
+                    "{m}"
+                );
             }
         }
         assert!(want.iter().any(|r| r.1), "an exact move: {want:?}");

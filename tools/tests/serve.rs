@@ -448,6 +448,12 @@ fn proof_status(dir: &str) -> Value {
     serde_json::from_str(out.trim()).unwrap()
 }
 
+/// Whether a proof's status counts every needed unit confirmed and none disagreeing.
+fn certified(status: &Value) -> bool {
+    let s = &status["second_answers"];
+    s["confirmed"] == s["needed"] && s["disagree"].as_array().is_some_and(Vec::is_empty)
+}
+
 #[test]
 fn the_kalah66_start_is_answered_from_the_committed_proofs() {
     let proofs = concat!(env!("CARGO_MANIFEST_DIR"), "/../results/proofs");
@@ -471,10 +477,23 @@ fn the_kalah66_start_is_answered_from_the_committed_proofs() {
         assert_eq!(v["value"], want["value"]);
         assert_eq!(v["margin_at_least"], want["margin_at_least"]);
         assert_eq!(v["margin_at_most"], want["margin_at_most"]);
+        // Certified as `kalah prove --status` counts the second answers.
+        let root_certified = certified(&want);
+        assert_eq!(v["certified"], root_certified, "{v}");
+        assert_eq!(
+            v["second_answers"]["needed"],
+            want["second_answers"]["needed"]
+        );
         // Every first move with its proved interval: a value only where it is exact.
         let firsts = want["first_moves"].as_array().unwrap();
         let moves = v["moves"].as_array().unwrap();
         assert_eq!(moves.len(), firsts.len(), "{v}");
+        // The start proof's own best move is certified with it where no other move's
+        // lower bound reaches the value (South moves first).
+        let reaching: Vec<&Value> = firsts
+            .iter()
+            .filter(|f| want["proved"] == true && f["margin_at_least"] == want["value"])
+            .collect();
         // A move's bounds are the start proof's, narrowed by the committed proof of the
         // position it leads to where there is one (6x6-empty-A3: results/kalah66-opening.md).
         for f in firsts {
@@ -488,12 +507,16 @@ fn the_kalah66_start_is_answered_from_the_committed_proofs() {
                 f["margin_at_most"].as_i64().unwrap(),
             );
             let turn = format!("{proofs}/{dir}-{name}");
+            let mut want_certified =
+                root_certified && reaching.len() == 1 && reaching[0]["move"] == name;
             if Path::new(&turn).join("proof.txt").is_file() {
                 let t = proof_status(&turn);
                 lo = lo.max(t["margin_at_least"].as_i64().unwrap());
                 hi = hi.min(t["margin_at_most"].as_i64().unwrap());
+                want_certified |= t["proved"] == true && certified(&t);
             }
             assert_eq!(m["exact"], lo == hi, "{m}");
+            assert_eq!(m["certified"], want_certified, "{m}");
             assert_eq!(m["margin_at_least"], lo, "{m}");
             assert_eq!(m["margin_at_most"], hi, "{m}");
             if lo == hi {
@@ -501,6 +524,12 @@ fn the_kalah66_start_is_answered_from_the_committed_proofs() {
             } else {
                 assert!(m.get("value").is_none(), "a bound shown as a value: {m}");
             }
+        }
+        // Empty capture's A3 is certified by its own proof (results/kalah66-opening.md),
+        // and A1+ under both rules with the start proof: the rules above are not vacuous.
+        assert_eq!(api_moves_named(&v, "A1+")["certified"], true, "{v}");
+        if capture == "empty" {
+            assert_eq!(api_moves_named(&v, "A3")["certified"], true, "{v}");
         }
         // The best move is one proved to reach the value.
         let best = moves.iter().find(|m| m["move"] == v["best_move"]).unwrap();
@@ -535,8 +564,11 @@ fn the_kalah66_start_is_answered_from_the_committed_proofs() {
         assert_eq!(v["status"], "proved", "{v}");
         assert_eq!(v["margin_at_least"], a1["margin_at_least"], "{v}");
         assert_eq!(v["margin_at_most"], a1["margin_at_most"], "{v}");
+        // Certified with A1+ itself; a turn's move by the turn's own proof.
+        assert_eq!(v["certified"], true, "{v}");
         for (k, t) in turns {
             let m = api_moves_named(&v, &format!("A{k}"));
+            assert_eq!(m["certified"], t["proved"] == true && certified(&t), "{m}");
             let hi = t["margin_at_most"].as_i64().unwrap();
             let hi = hi.min(a1["margin_at_most"].as_i64().unwrap());
             assert_eq!(m["margin_at_least"], t["margin_at_least"], "{m}");

@@ -21,7 +21,7 @@ use solver::{Capture, Direction, EndRule, Game, OppStore, Position, Remaining, R
 
 use super::engine::{MoveValue, Outcome};
 use super::params::{self, Pairs, RULE_KEYS};
-use super::proofs::Proved;
+use super::proofs::{Proved, SecondAnswers};
 use super::App;
 
 /// The longest a request may ask to wait for a search, in seconds.
@@ -215,6 +215,10 @@ fn proved(body: &mut Value, pos: &Position, p: &Proved) {
     }
     body["margin_at_least"] = json!(p.value.lo);
     body["margin_at_most"] = json!(p.value.hi);
+    body["certified"] = json!(p.certified);
+    if let Some(second) = &p.second {
+        body["second_answers"] = second_json(second);
+    }
     body["result"] = json!(result_within(pos, &p.value));
     body["best_move"] = json!(best.map(|m| m.text.to_string()));
     // The proof records no line beyond the first move.
@@ -230,6 +234,7 @@ fn proved(body: &mut Value, pos: &Position, p: &Proved) {
                 "move": m.text.to_string(),
                 "pit": m.text.pit,
                 "exact": m.margins.is_exact(),
+                "certified": m.certified,
                 "margin_at_least": m.margins.lo,
                 "margin_at_most": m.margins.hi,
                 "result": result_within(pos, &m.margins),
@@ -244,6 +249,16 @@ fn proved(body: &mut Value, pos: &Position, p: &Proved) {
     body["cached"] = json!(false);
     body["seconds"] = json!(0.0);
     body["nodes"] = json!(0);
+}
+
+/// A proof's second answers, as `kalah prove --status --json` counts them.
+fn second_json(s: &SecondAnswers) -> Value {
+    json!({
+        "needed": s.needed,
+        "confirmed": s.confirmed,
+        "disagree": s.disagree,
+        "open": s.needed - s.confirmed - s.disagree,
+    })
 }
 
 /// `GET /api/play?position=P&RULES&move=M` (`M` one move or several separated by spaces,
@@ -363,6 +378,8 @@ pub async fn config(State(app): State<Arc<App>>) -> Response {
             "exact": p.value.is_exact(),
             "margin_at_least": p.value.lo,
             "margin_at_most": p.value.hi,
+            "certified": p.certified,
+            "second_answers": p.second.as_ref().map(second_json),
         })).collect::<Vec<_>>(),
         "limits": {
             "max_searches": l.max_searches,

@@ -288,7 +288,12 @@ function showAnswer(pos, b, ms) {
   $("status").dataset.state = proved ? "proved" : "exact";
   if (proved) {
     const bounded = b.moves.some((m) => !m.exact);
-    $("status").textContent = "proved by kalah prove (" + b.proof + ")" +
+    const s = b.second_answers;
+    const checked = b.certified ? "; certified (every answer it rests on given a second time, none disagreeing)"
+      : s ? "; not yet certified (" + s.confirmed + " of " + s.needed + " needed answers given a second time" +
+        (s.disagree ? ", " + s.disagree + " disagreeing" : "") + ")"
+      : "; not yet certified";
+    $("status").textContent = "proved by kalah prove (" + b.proof + ")" + checked +
       (bounded ? "; a move marked \u201cbounds\u201d is proved only within them, not solved" : "");
   } else {
     const from = b.source === "database" ? "from the database" : b.source === "game over" ? "the game is over" : "by " + b.source;
@@ -315,7 +320,8 @@ function showAnswer(pos, b, ms) {
     if (exact) {
       tr.dataset.value = String(m.value);
       margin = signed(m.value);
-      result = '<span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span>";
+      result = '<span class="' + m.result + '">&nbsp;' + m.result + "&nbsp;</span>" +
+        (proved && !m.certified ? ' <span class="uncertified">not yet certified</span>' : "");
     } else {
       tr.dataset.atLeast = String(m.margin_at_least);
       tr.dataset.atMost = String(m.margin_at_most);

@@ -7,12 +7,16 @@
 //! answers prove about it (a move that cannot beat the best one need not be solved), so
 //! every interval here is kept as proved bounds and is a value only where they meet.
 //! Every interval is a final margin, South's store minus North's.
+//!
+//! A value is *certified* where every needed unit of the proofs it rests on was answered
+//! a second time, with no disagreement (`kalah prove --second-answers`): a proof's root,
+//! and an exact move that the second answers cover as a whole (see [`ProvedMove`]).
 
 use std::path::{Path, PathBuf};
 
 use solver::notation::MoveText;
 use solver::proof::manifest::MANIFEST;
-use solver::proof::{Interval, Proof, ProofError};
+use solver::proof::{Check, Interval, Proof, ProofError, Verdict};
 use solver::{Game, Position, Rules};
 
 /// What one proof directory proves about its root.
@@ -24,8 +28,29 @@ pub struct Proved {
     pub position: Position,
     /// The root's final margin: exact when the proof is finished, else its proved bounds.
     pub value: Interval,
+    /// The proof's second answers; `None` for a position in the middle of a turn
+    /// ([`turns_on`]), which has no proof of its own.
+    pub second: Option<SecondAnswers>,
+    /// `value` rests only on proofs whose second answers are complete.
+    pub certified: bool,
     /// Every legal first move (pit order), each with its proved final-margin interval.
     pub moves: Vec<ProvedMove>,
+}
+
+/// Where a proof's second answers stand: the needed units (the answers its root's bounds
+/// rest on) and how many a second search confirmed or refuted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SecondAnswers {
+    pub needed: usize,
+    pub confirmed: usize,
+    pub disagree: usize,
+}
+
+impl SecondAnswers {
+    /// Every needed unit confirmed, none refuted: the root's bounds are certified.
+    pub fn complete(&self) -> bool {
+        self.disagree == 0 && self.confirmed == self.needed
+    }
 }
 
 /// A first move of a proof's root and what the proof proves about it.
@@ -37,6 +62,12 @@ pub struct ProvedMove {
     pub margins: Interval,
     /// The position the move leads to.
     pub after: Position,
+    /// The move is exact and its value certified: it is the root value of a certified
+    /// proof of the position it leads to, or the one move that attains a certified root's
+    /// exact value (the root's needed units then prove it from both sides: its upper
+    /// bound with every move's, its lower bound as the only move that has it). Always
+    /// false for bounds: the second answers do not cover a move's bounds one by one.
+    pub certified: bool,
 }
 
 /// The proofs the server was given, matched by rules and position.
@@ -144,27 +175,59 @@ pub fn default_dir() -> Option<PathBuf> {
 fn read(dir: &Path) -> Result<Option<Proved>, ProofError> {
     let proof = Proof::open(dir)?;
     let st = proof.load()?;
+    let cs = Check::new(&proof).load(&st)?;
+    let second = SecondAnswers {
+        needed: cs.units.len(),
+        confirmed: cs.count(Verdict::Confirmed),
+        disagree: cs.count(Verdict::Disagrees),
+    };
     let m = &proof.manifest;
     let game = Game::new(m.rules);
-    let moves: Vec<ProvedMove> = proof
+    let mut moves: Vec<ProvedMove> = proof
         .first_moves(&st)
         .into_iter()
         .map(|mv| ProvedMove {
             after: m.position.play(&game, mv.pit).0,
             text: mv.text,
             margins: mv.margins,
+            certified: false,
         })
         .collect();
     if moves.is_empty() {
         return Ok(None);
     }
+    let value = proof.margins(st.tree.front.interval(st.tree.front.root, &st.know));
+    let certified = second.complete();
+    if certified {
+        certify_best(m.position, value, &mut moves);
+    }
     Ok(Some(Proved {
         dir: dir.to_path_buf(),
         rules: m.rules,
         position: m.position,
-        value: proof.margins(st.tree.front.interval(st.tree.front.root, &st.know)),
+        value,
+        second: Some(second),
+        certified,
         moves,
     }))
+}
+
+/// Marks certified the move that attains `value`, the certified exact value of `pos`,
+/// where it is the only move whose proved bound reaches it from the mover's side: the
+/// root's lower bound (for the mover) then rests on that move alone, and its upper bound
+/// on every move. Where several moves reach it, the needed units may prove any one of
+/// them, and none is marked.
+fn certify_best(pos: Position, value: Interval, moves: &mut [ProvedMove]) {
+    if !value.is_exact() {
+        return;
+    }
+    let sign = pos.to_move.sign();
+    // The mover's own lower bound on a move reaches the root's value.
+    let reaches = |iv: &Interval| (sign * iv.lo).min(sign * iv.hi) >= sign * value.lo;
+    let mut attaining = moves.iter_mut().filter(|m| reaches(&m.margins));
+    if let (Some(best), None) = (attaining.next(), attaining.next()) {
+        best.certified = best.margins == value;
+    }
 }
 
 /// Best first for the side to move at `pos`: the highest upper bound from its side, then
@@ -181,29 +244,45 @@ fn best_first(pos: Position, moves: &mut [ProvedMove]) {
 /// Each first move's bounds narrowed by the proof whose root is the position the move
 /// leads to, under the same rules (the proof of a first move of the Kalah(6,6) start,
 /// say): both bound the same value, so it lies in both, and the move is exact once
-/// either proof makes it so. Bounds that do not overlap are an error.
+/// either proof makes it so. Bounds that do not overlap are an error. A move whose
+/// value is its own proof's certified exact root value is certified.
 fn narrow(proved: &mut [Proved]) -> Result<(), ProofsError> {
-    let roots: Vec<(Rules, Position, Interval, PathBuf)> = proved
+    struct Root {
+        rules: Rules,
+        position: Position,
+        value: Interval,
+        dir: PathBuf,
+        certified: bool,
+    }
+    let roots: Vec<Root> = proved
         .iter()
-        .map(|p| (p.rules, p.position, p.value, p.dir.clone()))
+        .map(|p| Root {
+            rules: p.rules,
+            position: p.position,
+            value: p.value,
+            dir: p.dir.clone(),
+            certified: p.certified,
+        })
         .collect();
     for p in proved.iter_mut() {
         for mv in &mut p.moves {
-            let same =
-                |r: &&(Rules, Position, Interval, PathBuf)| r.0 == p.rules && r.1 == mv.after;
-            for (_, position, value, dir) in roots.iter().filter(same) {
-                let lo = mv.margins.lo.max(value.lo);
-                let hi = mv.margins.hi.min(value.hi);
+            let same = |r: &&Root| r.rules == p.rules && r.position == mv.after;
+            for r in roots.iter().filter(same) {
+                let lo = mv.margins.lo.max(r.value.lo);
+                let hi = mv.margins.hi.min(r.value.hi);
                 if lo > hi {
                     return Err(ProofsError::Contradiction {
                         first: p.dir.clone(),
-                        second: dir.clone(),
-                        position: *position,
+                        second: r.dir.clone(),
+                        position: r.position,
                         a: mv.margins,
-                        b: *value,
+                        b: r.value,
                     });
                 }
                 mv.margins = Interval { lo, hi };
+                if r.certified && r.value.is_exact() {
+                    mv.certified = true;
+                }
             }
         }
         best_first(p.position, &mut p.moves);
@@ -249,6 +328,7 @@ fn turns_on(proved: &[Proved]) -> Result<Vec<Proved>, ProofsError> {
                 let (after, step) = pos.play(&game, pit);
                 let seeds = after.board_seeds() as i32;
                 let (lo, hi) = (after.store_margin() - seeds, after.store_margin() + seeds);
+                let mut certified = false;
                 let mut margins = match pos.to_move.sign() {
                     1 => Interval {
                         lo,
@@ -272,11 +352,13 @@ fn turns_on(proved: &[Proved]) -> Result<Vec<Proved>, ProofsError> {
                         });
                     }
                     margins = Interval { lo, hi };
+                    certified = q.certified && q.value.is_exact();
                 }
                 moves.push(ProvedMove {
                     text: MoveText::annotated(pos.to_move, pit, &step),
                     margins,
                     after,
+                    certified,
                 });
             }
             if answered {
@@ -286,6 +368,8 @@ fn turns_on(proved: &[Proved]) -> Result<Vec<Proved>, ProofsError> {
                     rules: p.rules,
                     position: pos,
                     value,
+                    second: None,
+                    certified: mv.certified,
                     moves,
                 });
             }
@@ -317,6 +401,8 @@ mod tests {
             rules,
             position: pos,
             value,
+            second: None,
+            certified: false,
             moves: moves
                 .iter()
                 .map(|&(pit, margins)| {
@@ -325,6 +411,7 @@ mod tests {
                         text: MoveText::annotated(pos.to_move, pit, &step),
                         margins,
                         after,
+                        certified: false,
                     }
                 })
                 .collect(),
@@ -374,6 +461,80 @@ mod tests {
         ];
         let e = narrow(&mut bad).unwrap_err();
         assert!(e.to_string().contains("root and second"), "{e}");
+    }
+
+    #[test]
+    fn a_move_is_certified_only_by_a_certified_proof_that_makes_it_exact() {
+        let rules = Rules::kalah(3, 2).unwrap();
+        let start = Position::start(&rules);
+        let after = |pit| start.play(&Game::new(rules), pit).0;
+        let wide = Interval { lo: -12, hi: 2 };
+        let certified = |mut p: Proved| {
+            p.certified = true;
+            p
+        };
+        let mut all = vec![
+            proved(
+                "root",
+                start,
+                Interval::exact(2),
+                &[(0, wide), (1, wide), (2, wide)],
+            ),
+            certified(proved("exact", after(0), Interval::exact(-2), &[])),
+            proved("unchecked", after(1), Interval::exact(0), &[]),
+            certified(proved("bounds", after(2), Interval { lo: -4, hi: 0 }, &[])),
+        ];
+        narrow(&mut all).unwrap();
+        let c = |pit: usize| {
+            let m = all[0].moves.iter().find(|m| m.text.pit == pit).unwrap();
+            (m.margins.is_exact(), m.certified)
+        };
+        assert_eq!(c(1), (true, true));
+        assert_eq!(
+            c(2),
+            (true, false),
+            "exact, but its proof has open second answers"
+        );
+        assert_eq!(c(3), (false, false), "a certified proof, but only bounds");
+    }
+
+    #[test]
+    fn the_best_move_of_a_certified_root_is_certified_where_it_alone_attains_the_value() {
+        let rules = Rules::kalah(3, 2).unwrap();
+        let start = Position::start(&rules);
+        let wide = Interval { lo: -12, hi: 2 };
+        let certified_pits = |moves: &[(usize, Interval)]| {
+            let mut p = proved("root", start, Interval::exact(2), moves);
+            certify_best(start, p.value, &mut p.moves);
+            let pits: Vec<usize> = p
+                .moves
+                .iter()
+                .filter(|m| m.certified)
+                .map(|m| m.text.pit)
+                .collect();
+            pits
+        };
+        // Pits count from 1 in the move's text: index 0 is A1.
+        assert_eq!(
+            certified_pits(&[(0, Interval::exact(2)), (1, wide), (2, wide)]),
+            [1]
+        );
+        // Two moves attain the value: the needed units may prove either, so neither.
+        let two = certified_pits(&[(0, Interval::exact(2)), (1, Interval::exact(2)), (2, wide)]);
+        assert!(two.is_empty(), "{two:?}");
+        // North to move (after A1, which does not reach the store): the mover's bound
+        // is the upper one.
+        let north = start.play(&Game::new(rules), 0).0;
+        assert_ne!(north.to_move, start.to_move);
+        let mut p = proved(
+            "north",
+            north,
+            Interval::exact(-2),
+            &[(0, Interval::exact(-2)), (1, Interval { lo: -2, hi: 12 })],
+        );
+        certify_best(north, p.value, &mut p.moves);
+        let marks: Vec<bool> = p.moves.iter().map(|m| m.certified).collect();
+        assert_eq!(marks, [true, false]);
     }
 
     #[test]
