@@ -12,8 +12,9 @@
 #   PROOFS="6x6-empty-A4" scripts/campaign.sh empty 8600
 #
 # Either part may be left out: PROOFS="" runs the fair list alone, FAIR=0 the proofs
-# alone. DB_ROOT: where the database is built (default /work/db: DB_ROOT/<rule>31, linked
-# from DB_ROOT/dbx/<rule>, the DB_DIR the continue script reads). KALAH: the binary
+# alone. DB: where the database is built (default /work/db/std31 or /work/db/empty31),
+# linked from DBX/<rule> (default /work/dbx), the DB_DIR the continue script reads, as
+# results/kalah66-opening.md names them. KALAH: the binary
 # (default target/release/kalah, built if missing). SECOND, THREADS, TT_MB (default 2048;
 # 3072 with SECOND) and UNIT_SECONDS (default 1800) go to the continue script; FAIR_TT_MB
 # (default 1024) is the fair run's table.
@@ -22,8 +23,8 @@ cd "$(dirname "$0")/.."
 rule=${1:?usage: scripts/campaign.sh standard|empty SECONDS}
 limit=${2:?usage: scripts/campaign.sh standard|empty SECONDS}
 case $rule in
-  standard) sums=results/checksums-31.txt ;;
-  empty) sums=results/checksums-31-empty.txt ;;
+  standard) sums=results/checksums-31.txt name=std31 ;;
+  empty) sums=results/checksums-31-empty.txt name=empty31 ;;
   *) echo "campaign.sh: unknown capture rule '$rule' (standard or empty)" >&2; exit 2 ;;
 esac
 KALAH=${KALAH:-target/release/kalah}
@@ -31,10 +32,10 @@ if [[ ! -x $KALAH ]]; then
   cargo build --release --locked -p tools
 fi
 KALAH=$(realpath "$KALAH")
-root=${DB_ROOT:-/work/db}
-db=$root/${rule}31
-mkdir -p "$root/dbx"
-ln -sfn "$db" "$root/dbx/$rule"
+db=${DB:-/work/db/$name}
+dbx=${DBX:-/work/dbx}
+mkdir -p "$dbx"
+ln -sfn "$db" "$dbx/$rule"
 start=$(date +%s)
 
 # The database: built where missing (levels present and intact are kept), then its level
@@ -55,7 +56,7 @@ pids=()
 if [[ -n ${PROOFS:-} ]]; then
   second=${SECOND:-}
   PROOFS=$PROOFS SECOND=$second THREADS=${THREADS:-1} KALAH=$KALAH DB_SEEDS=31 DB_READY=1 \
-    DB_DIR=$root/dbx TT_MB=${TT_MB:-$([[ -n $second ]] && echo 3072 || echo 2048)} \
+    DB_DIR=$dbx TT_MB=${TT_MB:-$([[ -n $second ]] && echo 3072 || echo 2048)} \
     UNIT_SECONDS=${UNIT_SECONDS:-1800} COMMIT_EVERY=900 \
     scripts/kalah66-continue.sh "$left" &
   pids+=($!)
