@@ -80,13 +80,44 @@ fn a_killed_run_resumes_from_its_results_file() {
     // Header, then one line per start: 1 + 42 + 483 for Kalah(3,2).
     let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(lines.len(), 526);
+    // The run's cost: a line when it starts, one every 20 starts and one at its end.
+    assert!(
+        text.contains("# run: 0 read back, 526 to settle, threads 2\n"),
+        "{text}"
+    );
+    let cpu: Vec<&str> = text.lines().filter(|l| l.starts_with("# cpu: ")).collect();
+    assert_eq!(cpu.len(), 526 / 20 + 1, "{text}");
+    assert!(
+        cpu[0].starts_with("# cpu: 20 settled in this run, "),
+        "{}",
+        cpu[0]
+    );
+    assert!(
+        cpu[cpu.len() - 1].starts_with("# cpu: 526 settled"),
+        "{text}"
+    );
     // As if killed while writing: the first 100 starts and part of the next line.
-    let head_len = text.lines().take_while(|l| l.starts_with('#')).count();
-    let kept: Vec<&str> = text.lines().take(head_len + 100).collect();
+    let mut starts = 0;
+    let kept: Vec<&str> = text
+        .lines()
+        .take_while(|l| {
+            starts += usize::from(!l.starts_with('#'));
+            starts <= 100
+        })
+        .collect();
     let cut = format!("{}\n{}", kept.join("\n"), &lines[100][..7]);
     std::fs::write(&path, &cut).unwrap();
     let report = fair(&["--moved", "2", "--results", file]);
     assert!(report.contains("526 starts (100 read back"), "{report}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("# run: 100 read back, 426 to settle, threads 2\n"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("\n") && text.contains("# cpu: 426 settled in this run"),
+        "{text}"
+    );
     // The same starts as the whole run, and a whole file again: no line twice, none cut.
     let again = fair(&["--moved", "2", "--json", "--results", file]);
     assert_eq!(json_lines(&again), json_lines(&whole));

@@ -29,6 +29,60 @@ use crate::view::signed;
 /// The most seeds `--moved` may move: four already make millions of starts on six pits.
 const MAX_MOVED: u32 = 4;
 
+/// Starts settled between two `# cpu:` lines of the results file ([`Cost`]).
+const CPU_EVERY: u64 = 20;
+
+/// What a run has spent, written into its results file as comments the list reader
+/// skips: a `# run:` line when the run starts and a `# cpu:` line every [`CPU_EVERY`]
+/// starts settled and at the end, so that a list settled in pieces over many sessions
+/// states its cost from its own file. A killed piece loses at most the starts since its
+/// last `# cpu:` line; its CPU counts the whole process (set-up included, every thread).
+struct Cost {
+    wall: Instant,
+    settled: AtomicU64,
+}
+
+impl Cost {
+    fn start(
+        file: &mut File,
+        read_back: usize,
+        todo: usize,
+        threads: usize,
+    ) -> std::io::Result<Cost> {
+        writeln!(
+            file,
+            "# run: {read_back} read back, {todo} to settle, threads {threads}"
+        )?;
+        Ok(Cost {
+            wall: Instant::now(),
+            settled: AtomicU64::new(0),
+        })
+    }
+
+    /// One more start settled (its line just written to `file`): a `# cpu:` line after
+    /// every [`CPU_EVERY`].
+    fn settled(&self, file: &mut File) -> std::io::Result<()> {
+        let n = self.settled.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_multiple_of(CPU_EVERY) {
+            self.line(file, n)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&self, file: &mut File) -> std::io::Result<()> {
+        self.line(file, self.settled.load(Ordering::Relaxed))
+    }
+
+    fn line(&self, file: &mut File, n: u64) -> std::io::Result<()> {
+        writeln!(
+            file,
+            "# cpu: {n} settled in this run, {:.1} CPU s of the process, {:.1} s wall",
+            solver::proof::process_cpu_millis() as f64 / 1000.0,
+            self.wall.elapsed().as_secs_f64()
+        )
+    }
+}
+
 /// The largest results file read back.
 const MAX_RESULTS_BYTES: u64 = 1 << 30;
 
@@ -152,6 +206,13 @@ fn settle_all(
         "{rules}: {read_back} read back, {} to settle",
         todo.len()
     ));
+    let cost = results
+        .map(|r| {
+            let mut f = r.file.lock().unwrap_or_else(|p| p.into_inner());
+            Cost::start(&mut f, read_back, todo.len(), a.search.threads)
+        })
+        .transpose()
+        .map_err(|e| results_error(a, e))?;
     let verdicts = Mutex::new(verdicts);
     let nodes = AtomicU64::new(0);
     let fair = AtomicU64::new(0);
@@ -175,6 +236,9 @@ fn settle_all(
                     };
                     let mut f = r.file.lock().unwrap_or_else(|p| p.into_inner());
                     f.write_all(format!("{line}\n").as_bytes())?;
+                    if let Some(cost) = &cost {
+                        cost.settled(&mut f)?;
+                    }
                 }
                 if verdict.is_within(a.within) {
                     fair.fetch_add(1, Ordering::Relaxed);
@@ -191,15 +255,24 @@ fn settle_all(
         )
     });
     bar.finish();
-    settled.map_err(|e| match &a.results {
-        Some(p) => CliError::BadOption(format!("--results {}: cannot write it: {e}", p.display())),
-        None => CliError::Io(e),
-    })?;
+    let settled = settled.and_then(|()| match (results, &cost) {
+        (Some(r), Some(cost)) => cost.finish(&mut r.file.lock().unwrap_or_else(|p| p.into_inner())),
+        _ => Ok(()),
+    });
+    settled.map_err(|e| results_error(a, e))?;
     Ok(Found {
         verdicts: verdicts.into_inner().unwrap_or_else(|p| p.into_inner()),
         read_back,
         nodes: nodes.into_inner(),
     })
+}
+
+/// A failed write of the results file (or of stdout, without one).
+fn results_error(a: &FairArgs, e: std::io::Error) -> CliError {
+    match &a.results {
+        Some(p) => CliError::BadOption(format!("--results {}: cannot write it: {e}", p.display())),
+        None => CliError::Io(e),
+    }
 }
 
 /// `kalah fair`.
