@@ -11,7 +11,8 @@
 # worker's transposition table (default 4096; without DB_SEEDS each worker also builds
 # the 25-seed endgame table, about 1.8 GB of its own). CAPTURES: the proofs to continue
 # (default "empty standard"). UNIT_SECONDS: each unit's budget before it is split
-# (default 600). DB_SEEDS: when set (30 or 31, say), each worker probes an on-disk
+# (default 1800; the start proofs ran at 600, results/kalah66.md, "Units that end:
+# splits"). DB_SEEDS: when set (30 or 31, say), each worker probes an on-disk
 # database of levels 0..=DB_SEEDS for its capture rule instead of the endgame table
 # (--endgame none: the workers share its pages, and on a fixed set of units it was
 # faster than the table beside it), built first under DB_DIR (default /tmp/kalah66-db;
@@ -42,7 +43,7 @@ if [[ ! -x $KALAH ]]; then
     cargo build --release --locked -p tools
 fi
 CAPTURES=${CAPTURES:-empty standard}
-UNIT_SECONDS=${UNIT_SECONDS:-600}
+UNIT_SECONDS=${UNIT_SECONDS:-1800}
 WORKERS=${WORKERS:-1}
 THREADS=${THREADS:-1}
 DB_DIR=${DB_DIR:-/tmp/kalah66-db}
