@@ -71,6 +71,7 @@ if [[ ${FAIR:-1} != 0 && -e $results ]] && (($(verdicts) < 6397)); then
   env "$rule_db=$db" KALAH_BIN="$KALAH" CAPTURES="$rule" TT_MB="${FAIR_TT_MB:-1024}" \
     scripts/fair.sh 6x5 > "/tmp/campaign-fair-$rule.out" 2>&1 &
   pids+=($!)
+  fair_started=1
   # The kalah fair process itself (not GNU time above it, whose arguments name it too).
   fair_pid() { pgrep -f "^$KALAH fair --pits 6 --seeds 5 --capture $rule " | head -1; }
   # Stopped with the proofs' workers, less two minutes for the last commit.
@@ -97,6 +98,11 @@ fi
 for p in "${pids[@]}"; do
   wait "$p" || true
 done
+# The piece's last line: the CPU of the whole run, as GNU time counted it.
+if [[ -n ${fair_started:-} ]]; then
+  sed -n "s/^kalah65-$rule-moved2: \(.* s wall.*\)/$(date -u +%Y-%m-%dT%H:%M:%SZ) $(verdicts) (stopped: GNU time \1)/p" \
+    "/tmp/campaign-fair-$rule.out" >> "$cpulog"
+fi
 if [[ -e $results ]]; then
   n=$(verdicts)
   # A killed run may leave a half-written last line: committed only when whole.
